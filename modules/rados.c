@@ -1,0 +1,526 @@
+/* The `cephmark.rados` Lua module: cluster connections, pools and object I/O over
+ * librados, and mon commands returning parsed JSON. Pool policy (create, delete, EC
+ * profiles, placement checks) is written in Lua in stdlib/cephmark/rados/pools.lua and
+ * installed on the cluster type when this module loads. */
+#include "lstate.h"
+#include "rados_client.h"
+#include "registry.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLUSTER_TYPE "cephmark.rados.cluster"
+#define POOL_TYPE    "cephmark.rados.pool"
+
+struct cluster_handle {
+    rados_t cluster; /* NULL once closed */
+};
+
+struct pool_handle {
+    rados_ioctx_t ioctx; /* NULL once closed */
+};
+
+/* Failures of the world come back as nil, "what: strerror", -errno. */
+static int push_rados_failure(lua_State *L, int rc, const char *what)
+{
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", what, strerror(-rc));
+    lua_pushinteger(L, rc);
+    return 3;
+}
+
+static struct cluster_handle *check_cluster(lua_State *L, int arg)
+{
+    struct cluster_handle *handle = luaL_checkudata(L, arg, CLUSTER_TYPE);
+    if (handle->cluster == NULL)
+        luaL_argerror(L, arg, "cluster connection is closed");
+    return handle;
+}
+
+static struct pool_handle *check_pool(lua_State *L, int arg)
+{
+    struct pool_handle *handle = luaL_checkudata(L, arg, POOL_TYPE);
+    if (handle->ioctx == NULL)
+        luaL_argerror(L, arg, "pool handle is closed");
+    return handle;
+}
+
+/* Reads options[key], falling back to rados.defaults[key] (set by `cephmark run` from
+ * -c/--id/--keyring/--timeout; it may start the local cluster on first use). */
+static int get_option(lua_State *L, int table, const char *key)
+{
+    if (lua_getfield(L, table, key) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    if (lua_getfield(L, lua_upvalueindex(1), "defaults") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_getfield(L, -1, key);
+    lua_remove(L, -2);
+    if (!lua_isnil(L, -1)) { /* keep the default alive while connect uses it */
+        lua_pushvalue(L, -1);
+        lua_setfield(L, table, key);
+    }
+    return 1;
+}
+
+static const char *opt_string_field(lua_State *L, int table, const char *key)
+{
+    get_option(L, table, key);
+    const char *value = NULL;
+    if (!lua_isnil(L, -1)) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "connect: option '%s' must be a string, got %s", key,
+                       luaL_typename(L, -1));
+        value = lua_tostring(L, -1);
+    }
+    lua_pop(L, 1); /* the options table keeps the string alive */
+    return value;
+}
+
+static double opt_number_field(lua_State *L, int table, const char *key, double fallback)
+{
+    get_option(L, table, key);
+    double value = fallback;
+    if (!lua_isnil(L, -1)) {
+        if (!lua_isnumber(L, -1))
+            luaL_error(L, "connect: option '%s' must be a number of seconds, got %s", key,
+                       luaL_typename(L, -1));
+        value = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    return value;
+}
+
+/* rados.connect{conf=, id=, keyring=, timeout=, osd_timeout=, options={k=v}}
+ *   -> cluster | nil, message, code */
+static int rados_lua_connect(lua_State *L)
+{
+    /* work on a copy: defaults get filled in, and the caller's table stays untouched */
+    if (!lua_isnoneornil(L, 1))
+        luaL_checktype(L, 1, LUA_TTABLE);
+    lua_newtable(L);
+    if (lua_istable(L, 1)) {
+        lua_pushnil(L);
+        while (lua_next(L, 1)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_settable(L, -4);
+        }
+    }
+    lua_replace(L, 1);
+    lua_settop(L, 1);
+    struct cm_rados_connect_options options = {
+        .conf = opt_string_field(L, 1, "conf"),
+        .id = opt_string_field(L, 1, "id"),
+        .keyring = opt_string_field(L, 1, "keyring"),
+        .timeout = opt_number_field(L, 1, "timeout", 10),
+        .osd_timeout = opt_number_field(L, 1, "osd_timeout", 0),
+    };
+    if (options.timeout <= 0)
+        return luaL_error(L, "connect: timeout must be positive, got %f", options.timeout);
+
+    struct cm_rados_config_option extra[64];
+    lua_getfield(L, 1, "options");
+    if (lua_istable(L, -1)) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            if (options.n_options == sizeof extra / sizeof extra[0])
+                return luaL_error(L, "connect: at most 64 extra options");
+            if (lua_type(L, -2) != LUA_TSTRING)
+                return luaL_error(L, "connect: option names must be strings");
+            lua_pushvalue(L, -1);
+            extra[options.n_options].key = lua_tostring(L, -3);
+            extra[options.n_options].value = luaL_tolstring(L, -1, NULL);
+            /* keep the converted value alive in the options table itself */
+            lua_pushvalue(L, -4);
+            lua_pushvalue(L, -2);
+            lua_settable(L, -6);
+            lua_pop(L, 3);
+            options.n_options++;
+        }
+    }
+    lua_pop(L, 1);
+    options.options = extra;
+
+    struct cluster_handle *handle = lua_newuserdatauv(L, sizeof *handle, 0);
+    handle->cluster = NULL;
+    luaL_setmetatable(L, CLUSTER_TYPE);
+    char error[512];
+    int rc = cm_rados_connect(&options, &handle->cluster, error, sizeof error);
+    if (rc < 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, error);
+        lua_pushinteger(L, rc);
+        return 3;
+    }
+    return 1;
+}
+
+static int cluster_close(lua_State *L)
+{
+    struct cluster_handle *handle = luaL_checkudata(L, 1, CLUSTER_TYPE);
+    if (handle->cluster) {
+        rados_shutdown(handle->cluster);
+        handle->cluster = NULL;
+    }
+    return 0;
+}
+
+static int cluster_tostring(lua_State *L)
+{
+    struct cluster_handle *handle = luaL_checkudata(L, 1, CLUSTER_TYPE);
+    lua_pushfstring(L, "rados cluster (%s)", handle->cluster ? "connected" : "closed");
+    return 1;
+}
+
+static int cluster_fsid(lua_State *L)
+{
+    struct cluster_handle *handle = check_cluster(L, 1);
+    char fsid[64];
+    int rc = rados_cluster_fsid(handle->cluster, fsid, sizeof fsid);
+    if (rc < 0)
+        return push_rados_failure(L, rc, "fsid");
+    lua_pushstring(L, fsid);
+    return 1;
+}
+
+/* cluster:mon_command(command [, input]) -> result, status_text | nil, message, code
+ * `command` is a table (encoded to JSON, format=json added) or a JSON string. A JSON
+ * answer comes back parsed into Lua tables; any other answer as a string. */
+static int cluster_mon_command(lua_State *L)
+{
+    struct cluster_handle *handle = check_cluster(L, 1);
+    size_t input_len = 0;
+    const char *input = luaL_optlstring(L, 3, "", &input_len);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "cephmark.json");
+    lua_call(L, 1, 1);
+    int json = lua_gettop(L);
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "format");
+        int has_format = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (!has_format) {
+            lua_pushliteral(L, "json");
+            lua_setfield(L, 2, "format");
+        }
+        lua_getfield(L, json, "encode");
+        lua_pushvalue(L, 2);
+        lua_call(L, 1, 1);
+    } else {
+        luaL_checkstring(L, 2);
+        lua_pushvalue(L, 2);
+    }
+    const char *command = lua_tostring(L, -1);
+    const char *commands[1] = {command};
+    char *out = NULL, *status = NULL;
+    size_t out_len = 0, status_len = 0;
+    int rc = rados_mon_command(handle->cluster, commands, 1, input, input_len, &out, &out_len,
+                               &status, &status_len);
+    if (rc < 0) {
+        /* the monitor's status text says why (e.g. "pool 'x' does not exist") */
+        lua_pushnil(L);
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        if (status_len > 0)
+            luaL_addlstring(&b, status, status_len);
+        else
+            luaL_addstring(&b, strerror(-rc));
+        luaL_pushresult(&b);
+        lua_pushinteger(L, rc);
+        rados_buffer_free(out);
+        rados_buffer_free(status);
+        return 3;
+    }
+    lua_getfield(L, json, "decode");
+    lua_pushlstring(L, out ? out : "", out_len);
+    rados_buffer_free(out);
+    int text = lua_gettop(L);
+    lua_pushlstring(L, status ? status : "", status_len);
+    rados_buffer_free(status);
+    int status_index = lua_gettop(L);
+    if (out_len > 0) {
+        lua_pushvalue(L, text - 1);
+        lua_pushvalue(L, text);
+        lua_call(L, 1, 1);
+        if (lua_isnil(L, -1)) { /* not JSON: return the text itself */
+            lua_pop(L, 1);
+            lua_pushvalue(L, text);
+        }
+    } else {
+        lua_pushnil(L);
+    }
+    lua_pushvalue(L, status_index);
+    return 2;
+}
+
+/* cluster:conf_get(name) -> the client's value of a config option, as a string */
+static int cluster_conf_get(lua_State *L)
+{
+    struct cluster_handle *handle = check_cluster(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    char value[4096];
+    int rc = rados_conf_get(handle->cluster, name, value, sizeof value);
+    if (rc < 0)
+        return push_rados_failure(L, rc, lua_pushfstring(L, "config option %s", name));
+    lua_pushstring(L, value);
+    return 1;
+}
+
+static int cluster_pool_exists(lua_State *L)
+{
+    struct cluster_handle *handle = check_cluster(L, 1);
+    int64_t id = rados_pool_lookup(handle->cluster, luaL_checkstring(L, 2));
+    lua_pushboolean(L, id >= 0);
+    return 1;
+}
+
+/* cluster:pool(name) -> pool | nil, message, code */
+static int cluster_open_pool(lua_State *L)
+{
+    struct cluster_handle *handle = check_cluster(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    struct pool_handle *pool = lua_newuserdatauv(L, sizeof *pool, 1);
+    pool->ioctx = NULL;
+    luaL_setmetatable(L, POOL_TYPE);
+    int rc = rados_ioctx_create(handle->cluster, name, &pool->ioctx);
+    if (rc < 0) {
+        pool->ioctx = NULL;
+        lua_pushnil(L);
+        if (rc == -ENOENT)
+            lua_pushfstring(L, "pool '%s' does not exist", name);
+        else
+            lua_pushfstring(L, "cannot open pool '%s': %s", name, strerror(-rc));
+        lua_pushinteger(L, rc);
+        return 3;
+    }
+    /* the pool keeps its cluster alive, so the cluster is never shut down under it */
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+static int pool_close(lua_State *L)
+{
+    struct pool_handle *pool = luaL_checkudata(L, 1, POOL_TYPE);
+    if (pool->ioctx) {
+        rados_ioctx_destroy(pool->ioctx);
+        pool->ioctx = NULL;
+    }
+    return 0;
+}
+
+static int pool_tostring(lua_State *L)
+{
+    struct pool_handle *pool = luaL_checkudata(L, 1, POOL_TYPE);
+    if (pool->ioctx == NULL) {
+        lua_pushliteral(L, "rados pool (closed)");
+        return 1;
+    }
+    char name[256];
+    int rc = rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
+    lua_pushfstring(L, "rados pool '%s'", rc < 0 ? "?" : name);
+    return 1;
+}
+
+static int pool_name(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    char name[256];
+    int rc = rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
+    if (rc < 0)
+        return push_rados_failure(L, rc, "pool name");
+    lua_pushstring(L, name);
+    return 1;
+}
+
+static uint64_t check_offset(lua_State *L, int arg)
+{
+    lua_Integer offset = luaL_optinteger(L, arg, 0);
+    if (offset < 0)
+        luaL_argerror(L, arg, "offset must not be negative");
+    return (uint64_t)offset;
+}
+
+/* pool:write(name, data [, offset]) -> true | nil, message, code */
+static int pool_write(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    size_t len;
+    const char *data = luaL_checklstring(L, 3, &len);
+    uint64_t offset = check_offset(L, 4);
+    int rc = rados_write(pool->ioctx, name, data, len, offset);
+    if (rc < 0)
+        return push_rados_failure(L, rc, lua_pushfstring(L, "write %s", name));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* pool:write_full(name, data) replaces the whole object. */
+static int pool_write_full(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    size_t len;
+    const char *data = luaL_checklstring(L, 3, &len);
+    int rc = rados_write_full(pool->ioctx, name, data, len);
+    if (rc < 0)
+        return push_rados_failure(L, rc, lua_pushfstring(L, "write %s", name));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* pool:stat(name) -> size, mtime | nil, message, code */
+static int pool_stat(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    uint64_t size;
+    time_t mtime;
+    int rc = rados_stat(pool->ioctx, name, &size, &mtime);
+    if (rc < 0)
+        return push_rados_failure(L, rc, lua_pushfstring(L, "stat %s", name));
+    lua_pushinteger(L, (lua_Integer)size);
+    lua_pushinteger(L, (lua_Integer)mtime);
+    return 2;
+}
+
+/* pool:read(name [, length [, offset]]) -> data | nil, message, code
+ * Without a length the whole object is read. */
+static int pool_read(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    uint64_t offset = check_offset(L, 4);
+    lua_Integer length;
+    if (lua_isnoneornil(L, 3)) {
+        uint64_t size;
+        time_t mtime;
+        int rc = rados_stat(pool->ioctx, name, &size, &mtime);
+        if (rc < 0)
+            return push_rados_failure(L, rc, lua_pushfstring(L, "read %s", name));
+        length = size > offset ? (lua_Integer)(size - offset) : 0;
+    } else {
+        length = luaL_checkinteger(L, 3);
+        if (length < 0)
+            return luaL_argerror(L, 3, "length must not be negative");
+    }
+    luaL_Buffer b;
+    char *space = luaL_buffinitsize(L, &b, (size_t)length);
+    int rc = length > 0 ? rados_read(pool->ioctx, name, space, (size_t)length, offset) : 0;
+    if (rc < 0)
+        return push_rados_failure(L, rc, lua_pushfstring(L, "read %s", name));
+    luaL_pushresultsize(&b, (size_t)rc);
+    return 1;
+}
+
+/* pool:remove(name) -> true | nil, message, code */
+static int pool_remove(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    int rc = rados_remove(pool->ioctx, name);
+    if (rc < 0)
+        return push_rados_failure(L, rc, lua_pushfstring(L, "remove %s", name));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* pool:objects([prefix]) -> array of object names (in the default namespace). */
+static int pool_objects(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    size_t prefix_len = 0;
+    const char *prefix = luaL_optlstring(L, 2, "", &prefix_len);
+    rados_list_ctx_t list;
+    int rc = rados_nobjects_list_open(pool->ioctx, &list);
+    if (rc < 0)
+        return push_rados_failure(L, rc, "list objects");
+    lua_newtable(L);
+    lua_Integer n = 0;
+    const char *entry, *key, *nspace;
+    while ((rc = rados_nobjects_list_next(list, &entry, &key, &nspace)) == 0) {
+        if (strncmp(entry, prefix, prefix_len) != 0)
+            continue;
+        lua_pushstring(L, entry);
+        lua_rawseti(L, -2, ++n);
+    }
+    rados_nobjects_list_close(list);
+    if (rc != -ENOENT)
+        return push_rados_failure(L, rc, "list objects");
+    return 1;
+}
+
+static void build_metatable(lua_State *L, const char *name, const luaL_Reg *methods,
+                            lua_CFunction close, lua_CFunction tostring)
+{
+    luaL_newmetatable(L, name);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, close);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, tostring);
+    lua_setfield(L, -2, "__tostring");
+}
+
+int luaopen_cephmark_rados(lua_State *L)
+{
+    static const luaL_Reg cluster_methods[] = {
+        {"close", cluster_close},
+        {"conf_get", cluster_conf_get},
+        {"fsid", cluster_fsid},
+        {"mon_command", cluster_mon_command},
+        {"pool", cluster_open_pool},
+        {"pool_exists", cluster_pool_exists},
+        {NULL, NULL},
+    };
+    static const luaL_Reg pool_methods[] = {
+        {"close", pool_close},
+        {"name", pool_name},
+        {"objects", pool_objects},
+        {"read", pool_read},
+        {"remove", pool_remove},
+        {"stat", pool_stat},
+        {"write", pool_write},
+        {"write_full", pool_write_full},
+        {NULL, NULL},
+    };
+    static const luaL_Reg functions[] = {
+        {"connect", rados_lua_connect},
+        {NULL, NULL},
+    };
+    build_metatable(L, CLUSTER_TYPE, cluster_methods, cluster_close, cluster_tostring);
+    lua_getfield(L, -1, "__index");
+    int cluster_index = lua_gettop(L);
+    build_metatable(L, POOL_TYPE, pool_methods, pool_close, pool_tostring);
+    lua_pop(L, 1);
+
+    luaL_newlibtable(L, functions);
+    lua_pushvalue(L, -1);
+    luaL_setfuncs(L, functions, 1); /* functions see the module table: rados.defaults */
+    lua_newtable(L);
+    lua_setfield(L, -2, "defaults");
+    int major, minor, extra;
+    rados_version(&major, &minor, &extra);
+    lua_pushfstring(L, "%d.%d.%d", major, minor, extra);
+    lua_setfield(L, -2, "version");
+
+    /* pool management is policy, written in Lua: it extends the cluster methods */
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "cephmark.rados.pools");
+    lua_call(L, 1, 1);
+    lua_pushvalue(L, cluster_index);
+    lua_call(L, 1, 0);
+    lua_remove(L, cluster_index - 1);
+    lua_remove(L, cluster_index - 1);
+    return 1;
+}

@@ -1,0 +1,9 @@
+/* The list of C Lua modules built into cephmark (see registry.h). */
+#include "registry.h"
+
+const struct cm_c_module cm_c_modules[] = {
+    {"cephmark.json", luaopen_cephmark_json},
+    {"cephmark.rados", luaopen_cephmark_rados},
+    {"cephmark.sys", luaopen_cephmark_sys},
+    {NULL, NULL},
+};

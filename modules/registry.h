@@ -1,0 +1,21 @@
+/* The C Lua modules built into cephmark; lstate.c preloads each under its require name.
+ * To add a module: write modules/<name>.c exporting luaopen_cephmark_<name>, declare it
+ * here and list it in registry.c. */
+#ifndef CEPHMARK_MODULES_REGISTRY_H
+#define CEPHMARK_MODULES_REGISTRY_H
+
+#include <lua.h>
+
+struct cm_c_module {
+    const char *name;
+    lua_CFunction open;
+};
+
+int luaopen_cephmark_json(lua_State *L);
+int luaopen_cephmark_rados(lua_State *L);
+int luaopen_cephmark_sys(lua_State *L);
+
+/* Terminated by an entry whose name is NULL. */
+extern const struct cm_c_module cm_c_modules[];
+
+#endif

@@ -1,0 +1,710 @@
+/* The `cephmark.sys` Lua module: the operating-system primitives the stdlib needs to run a
+ * local cluster and to manage results (processes, files, ports, clocks, environment), plus
+ * the operator-facing error helper. Kept small; benchmark I/O lives in the target modules. */
+#include "exitcode.h"
+#include "interrupt.h"
+#include "lstate.h"
+#include "registry.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <lauxlib.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int push_failure(lua_State *L, const char *what, int err)
+{
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", what, strerror(err));
+    lua_pushinteger(L, -err);
+    return 3;
+}
+
+/* Collects a Lua array of strings into a NULL-terminated argv, allocated as userdata so
+ * that a Lua error cannot leak it. */
+static char **check_argv(lua_State *L, int index)
+{
+    luaL_checktype(L, index, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, index);
+    if (n < 1)
+        luaL_argerror(L, index, "expected a non-empty list of strings (program and arguments)");
+    char **argv = lua_newuserdatauv(L, sizeof(char *) * (size_t)(n + 1), 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, index, i);
+        if (!lua_isstring(L, -1))
+            luaL_error(L, "argument list item %d is a %s, expected a string", (int)i,
+                       luaL_typename(L, -1));
+        argv[i - 1] = (char *)lua_tostring(L, -1);
+        lua_pop(L, 1); /* the table keeps the string alive */
+    }
+    argv[n] = NULL;
+    return argv;
+}
+
+static const char *opt_field_string(lua_State *L, int table, const char *key)
+{
+    if (lua_type(L, table) != LUA_TTABLE)
+        return NULL;
+    lua_getfield(L, table, key);
+    const char *value = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return value;
+}
+
+/* In the child: route fd `target` to `path` (appending) or /dev/null. Async-signal-safe. */
+static void child_redirect(int target, const char *path, int flags)
+{
+    int fd = open(path ? path : "/dev/null", flags, 0644);
+    if (fd >= 0 && fd != target) {
+        dup2(fd, target);
+        close(fd);
+    }
+}
+
+/* sys.spawn(argv [, {stdout=PATH, stderr=PATH, detach=true}]) -> pid
+ * Starts a long-running process (a daemon kept in the foreground) in its own session, so
+ * it outlives this process and a terminal's SIGINT does not reach it. */
+static int sys_spawn(lua_State *L)
+{
+    char **argv = check_argv(L, 1);
+    const char *out = opt_field_string(L, 2, "stdout");
+    const char *err = opt_field_string(L, 2, "stderr");
+    pid_t pid = fork();
+    if (pid < 0)
+        return push_failure(L, "fork", errno);
+    if (pid == 0) {
+        setsid();
+        child_redirect(STDIN_FILENO, NULL, O_RDONLY);
+        child_redirect(STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_APPEND);
+        child_redirect(STDERR_FILENO, err ? err : out, O_WRONLY | O_CREAT | O_APPEND);
+        signal(SIGINT, SIG_DFL);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    lua_pushinteger(L, pid);
+    return 1;
+}
+
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* sys.run(argv [, {timeout=SECONDS, stdin=STRING}]) -> {status=N, stdout=S, stderr=S,
+ * timed_out=BOOL} | nil, message, code
+ * Runs a short command to completion, capturing its output; on timeout the child is
+ * killed, so a wedged `ceph` command never hangs cephmark. */
+static int sys_run(lua_State *L)
+{
+    char **argv = check_argv(L, 1);
+    double timeout = 60;
+    size_t input_len = 0;
+    const char *input = NULL;
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_getfield(L, 2, "timeout");
+        timeout = luaL_optnumber(L, -1, timeout);
+        lua_getfield(L, 2, "stdin");
+        input = lua_tolstring(L, -1, &input_len);
+        lua_pop(L, 2);
+    }
+    int out_pipe[2], err_pipe[2], in_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) < 0)
+        return push_failure(L, "pipe", errno);
+    if (pipe2(err_pipe, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(out_pipe[0]);
+        close(out_pipe[1]);
+        return push_failure(L, "pipe", e);
+    }
+    if (pipe2(in_pipe, O_CLOEXEC) < 0) {
+        int e = errno;
+        close(out_pipe[0]);
+        close(out_pipe[1]);
+        close(err_pipe[0]);
+        close(err_pipe[1]);
+        return push_failure(L, "pipe", e);
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        for (int i = 0; i < 2; i++) {
+            close(out_pipe[i]);
+            close(err_pipe[i]);
+            close(in_pipe[i]);
+        }
+        return push_failure(L, "fork", e);
+    }
+    if (pid == 0) {
+        dup2(in_pipe[0], STDIN_FILENO);
+        dup2(out_pipe[1], STDOUT_FILENO);
+        dup2(err_pipe[1], STDERR_FILENO);
+        signal(SIGINT, SIG_DFL);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    close(in_pipe[0]);
+    if (input_len > 0) {
+        /* inputs are small (keys, JSON); a pipe buffer holds them */
+        ssize_t unused = write(in_pipe[1], input, input_len);
+        (void)unused;
+    }
+    close(in_pipe[1]);
+
+    /* output arrives interleaved from two pipes: keep the pieces in one table, stdout at
+     * negative keys and stderr at positive ones, and join each side at the end */
+    lua_newtable(L);
+    int pieces = lua_gettop(L);
+    int n_out_pieces = 0, n_err_pieces = 0;
+
+    struct pollfd fds[2] = {{.fd = out_pipe[0], .events = POLLIN},
+                            {.fd = err_pipe[0], .events = POLLIN}};
+    int open_fds = 2;
+    int timed_out = 0;
+    double deadline = monotonic_seconds() + timeout;
+    char chunk[65536];
+    while (open_fds > 0) {
+        double left = deadline - monotonic_seconds();
+        if (left <= 0 || cm_interrupted()) {
+            timed_out = left <= 0;
+            kill(pid, SIGKILL);
+            break;
+        }
+        int ready = poll(fds, 2, (int)(left * 1000) + 1);
+        if (ready < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            ssize_t got = read(fds[i].fd, chunk, sizeof chunk);
+            if (got <= 0) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            } else {
+                lua_pushlstring(L, chunk, (size_t)got);
+                lua_rawseti(L, pieces, i == 0 ? -(++n_out_pieces) : ++n_err_pieces);
+            }
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (fds[i].fd >= 0)
+            close(fds[i].fd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+
+    lua_createtable(L, 0, 5);
+    int result = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = -1;; i--) {
+        if (lua_rawgeti(L, pieces, i) == LUA_TNIL) {
+            lua_pop(L, 1);
+            break;
+        }
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    lua_setfield(L, result, "stdout");
+    luaL_buffinit(L, &b);
+    for (int i = 1;; i++) {
+        if (lua_rawgeti(L, pieces, i) == LUA_TNIL) {
+            lua_pop(L, 1);
+            break;
+        }
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    lua_setfield(L, result, "stderr");
+    if (WIFEXITED(status))
+        lua_pushinteger(L, WEXITSTATUS(status));
+    else
+        lua_pushinteger(L, 128 + WTERMSIG(status));
+    lua_setfield(L, result, "status");
+    lua_pushboolean(L, timed_out);
+    lua_setfield(L, result, "timed_out");
+    cm_interrupt_check(L);
+    return 1;
+}
+
+/* sys.alive(pid) -> bool: the process exists and is not a zombie. */
+static int sys_alive(lua_State *L)
+{
+    lua_Integer pid = luaL_checkinteger(L, 1);
+    if (pid <= 0 || kill((pid_t)pid, 0) != 0) {
+        lua_pushboolean(L, errno == EPERM);
+        return 1;
+    }
+    char path[64], state = '?';
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        /* the state letter follows the command name in parentheses, which may hold spaces */
+        char line[512];
+        if (fgets(line, sizeof line, f)) {
+            char *close_paren = strrchr(line, ')');
+            if (close_paren && close_paren[1] == ' ')
+                state = close_paren[2];
+        }
+        fclose(f);
+    }
+    lua_pushboolean(L, state != 'Z' && state != 'X');
+    return 1;
+}
+
+/* sys.kill(pid [, signal name or number]) -> true | nil, message, code */
+static int sys_kill(lua_State *L)
+{
+    lua_Integer pid = luaL_checkinteger(L, 1);
+    int signo = SIGTERM;
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        static const char *const names[] = {"TERM", "KILL", "INT", "STOP", "CONT", "HUP", NULL};
+        static const int numbers[] = {SIGTERM, SIGKILL, SIGINT, SIGSTOP, SIGCONT, SIGHUP};
+        signo = numbers[luaL_checkoption(L, 2, NULL, names)];
+    } else if (!lua_isnoneornil(L, 2)) {
+        signo = (int)luaL_checkinteger(L, 2);
+    }
+    if (pid <= 0)
+        return luaL_argerror(L, 1, "expected a positive pid");
+    if (kill((pid_t)pid, signo) != 0)
+        return push_failure(L, "kill", errno);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* sys.reap() -> number of exited children collected (for daemons this process started). */
+static int sys_reap(lua_State *L)
+{
+    int reaped = 0;
+    while (waitpid(-1, NULL, WNOHANG) > 0)
+        reaped++;
+    lua_pushinteger(L, reaped);
+    return 1;
+}
+
+/* sys.sleep(seconds): returns early and raises "interrupted" on SIGINT. */
+static int sys_sleep(lua_State *L)
+{
+    double seconds = luaL_checknumber(L, 1);
+    if (seconds > 0)
+        cm_interrupt_sleep(seconds);
+    cm_interrupt_check(L);
+    return 0;
+}
+
+static int sys_monotonic(lua_State *L)
+{
+    lua_pushnumber(L, monotonic_seconds());
+    return 1;
+}
+
+/* sys.utc_timestamp() -> "20261130T050000Z", for result folder names */
+static int sys_utc_timestamp(lua_State *L)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    char text[32];
+    gmtime_r(&now, &tm);
+    strftime(text, sizeof text, luaL_optstring(L, 1, "%Y%m%dT%H%M%SZ"), &tm);
+    lua_pushstring(L, text);
+    return 1;
+}
+
+/* sys.free_port() -> a TCP port on 127.0.0.1 that was free a moment ago. */
+static int sys_free_port(lua_State *L)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return push_failure(L, "socket", errno);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof addr;
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0 ||
+        getsockname(fd, (struct sockaddr *)&addr, &len) < 0) {
+        int e = errno;
+        close(fd);
+        return push_failure(L, "bind", e);
+    }
+    close(fd);
+    lua_pushinteger(L, ntohs(addr.sin_port));
+    return 1;
+}
+
+/* sys.port_open(port [, host]) -> bool: something accepts TCP connections there. */
+static int sys_port_open(lua_State *L)
+{
+    lua_Integer port = luaL_checkinteger(L, 1);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return push_failure(L, "socket", errno);
+    struct sockaddr_in addr = {.sin_family = AF_INET,
+                               .sin_port = htons((uint16_t)port),
+                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int ok = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
+    close(fd);
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+static int mkdir_parents(char *path, mode_t mode)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir(path, mode);
+        *p = '/';
+        if (rc < 0 && errno != EEXIST)
+            return -1;
+    }
+    if (mkdir(path, mode) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* sys.mkdir(path [, mode]) creates the folder and its parents -> true | nil, msg, code */
+static int sys_mkdir(lua_State *L)
+{
+    size_t len;
+    const char *path = luaL_checklstring(L, 1, &len);
+    mode_t mode = (mode_t)luaL_optinteger(L, 2, 0755);
+    if (len == 0 || len >= PATH_MAX)
+        return luaL_argerror(L, 1, "expected a folder path");
+    char copy[PATH_MAX];
+    memcpy(copy, path, len + 1);
+    if (mkdir_parents(copy, mode) < 0)
+        return push_failure(L, lua_pushfstring(L, "mkdir %s", path), errno);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int remove_tree(int dirfd, const char *name)
+{
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlinkat(dirfd, name, 0);
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    DIR *dir = fdopendir(fd);
+    if (!dir) {
+        close(fd);
+        return -1;
+    }
+    struct dirent *entry;
+    int rc = 0;
+    while ((entry = readdir(dir)) != NULL) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        if (remove_tree(fd, entry->d_name) < 0)
+            rc = -1;
+    }
+    closedir(dir);
+    if (rc == 0)
+        rc = unlinkat(dirfd, name, AT_REMOVEDIR);
+    return rc;
+}
+
+/* sys.remove_tree(path) removes a folder and its contents without following symlinks.
+ * Refuses "/" and relative paths with no folder part, as a guard against accidents. */
+static int sys_remove_tree(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    if (path[0] == '\0' || strcmp(path, "/") == 0 || strcmp(path, ".") == 0 ||
+        strcmp(path, "..") == 0)
+        return luaL_argerror(L, 1, "refusing to remove this path");
+    if (remove_tree(AT_FDCWD, path) < 0)
+        return push_failure(L, lua_pushfstring(L, "remove %s", path), errno);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* sys.stat(path) -> {type="file"|"dir"|"other", size=N, mode=N} | nil */
+static int sys_stat(lua_State *L)
+{
+    struct stat st;
+    if (stat(luaL_checkstring(L, 1), &st) < 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "dir" : "other");
+    lua_setfield(L, -2, "type");
+    lua_pushinteger(L, (lua_Integer)st.st_size);
+    lua_setfield(L, -2, "size");
+    lua_pushinteger(L, (lua_Integer)(st.st_mode & 07777));
+    lua_setfield(L, -2, "mode");
+    return 1;
+}
+
+/* sys.write_file(path, data [, mode]) writes atomically: a temporary file in the same
+ * folder, fsync, then rename, so a reader never sees half a file. */
+static int sys_write_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    size_t len;
+    const char *data = luaL_checklstring(L, 2, &len);
+    mode_t mode = (mode_t)luaL_optinteger(L, 3, 0644);
+    const char *tmp = lua_pushfstring(L, "%s.tmp.%d", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0)
+        return push_failure(L, lua_pushfstring(L, "write %s", path), errno);
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return push_failure(L, lua_pushfstring(L, "write %s", path), e);
+        }
+        done += (size_t)n;
+    }
+    if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return push_failure(L, lua_pushfstring(L, "write %s", path), e);
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* sys.read_file(path) -> string | nil, message, code */
+static int sys_read_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return push_failure(L, lua_pushfstring(L, "read %s", path), errno);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (;;) {
+        char *space = luaL_prepbuffsize(&b, 65536);
+        ssize_t n = read(fd, space, 65536);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            return push_failure(L, lua_pushfstring(L, "read %s", path), e);
+        }
+        if (n == 0)
+            break;
+        luaL_addsize(&b, (size_t)n);
+    }
+    close(fd);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* sys.list_dir(path) -> sorted array of entry names | nil, message, code */
+static int sys_list_dir(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return push_failure(L, lua_pushfstring(L, "open %s", path), errno);
+    lua_newtable(L);
+    lua_Integer n = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        lua_pushstring(L, entry->d_name);
+        lua_rawseti(L, -2, ++n);
+    }
+    closedir(dir);
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_pushvalue(L, -3);
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+    return 1;
+}
+
+static int sys_realpath(lua_State *L)
+{
+    char resolved[PATH_MAX];
+    const char *path = luaL_checkstring(L, 1);
+    if (!realpath(path, resolved))
+        return push_failure(L, path, errno);
+    lua_pushstring(L, resolved);
+    return 1;
+}
+
+static int sys_setenv(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    int rc = lua_isnil(L, 2) ? unsetenv(name) : setenv(name, luaL_checkstring(L, 2), 1);
+    if (rc < 0)
+        return push_failure(L, name, errno);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int sys_getpid(lua_State *L)
+{
+    lua_pushinteger(L, getpid());
+    return 1;
+}
+
+static int sys_hostname(lua_State *L)
+{
+    char name[256] = "localhost";
+    gethostname(name, sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    lua_pushstring(L, name);
+    return 1;
+}
+
+static int sys_geteuid(lua_State *L)
+{
+    lua_pushinteger(L, geteuid());
+    return 1;
+}
+
+/* sys.which(program) -> path | nil: where execvp would find the program. */
+static int sys_which(lua_State *L)
+{
+    const char *program = luaL_checkstring(L, 1);
+    const char *path_env = getenv("PATH");
+    if (strchr(program, '/')) {
+        lua_pushstring(L, access(program, X_OK) == 0 ? program : NULL);
+        return 1;
+    }
+    if (!path_env)
+        path_env = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+    const char *start = path_env;
+    while (*start) {
+        const char *end = strchr(start, ':');
+        size_t len = end ? (size_t)(end - start) : strlen(start);
+        char candidate[PATH_MAX];
+        if (len > 0 && len + strlen(program) + 2 < sizeof candidate) {
+            memcpy(candidate, start, len);
+            candidate[len] = '/';
+            strcpy(candidate + len + 1, program);
+            if (access(candidate, X_OK) == 0) {
+                lua_pushstring(L, candidate);
+                return 1;
+            }
+        }
+        if (!end)
+            break;
+        start = end + 1;
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
+/* sys.cpu_times() -> user, system seconds of this process (for client CPU per op). */
+static int sys_cpu_times(lua_State *L)
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    lua_pushnumber(L, (double)usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6);
+    lua_pushnumber(L, (double)usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6);
+    return 2;
+}
+
+static int sys_isatty(lua_State *L)
+{
+    lua_pushboolean(L, isatty((int)luaL_optinteger(L, 1, STDOUT_FILENO)));
+    return 1;
+}
+
+static int sys_interrupted(lua_State *L)
+{
+    lua_pushboolean(L, cm_interrupted());
+    return 1;
+}
+
+/* sys.fail(message [, exit_code]) raises an error meant for the operator: one line,
+ * no traceback, the given exit code (default 2). */
+static int sys_fail(lua_State *L)
+{
+    const char *message = luaL_checkstring(L, 1);
+    int code = (int)luaL_optinteger(L, 2, CM_EXIT_USAGE);
+    cm_push_user_error(L, code, message);
+    return lua_error(L);
+}
+
+/* sys.error_info(err) -> message, exit_code, is_operator_error: for Lua code that catches
+ * errors with pcall and must report or re-raise them faithfully. */
+static int sys_error_info(lua_State *L)
+{
+    if (lua_istable(L, 1) && lua_getfield(L, 1, "cephmark.user_error") != LUA_TNIL) {
+        lua_getfield(L, 1, "message");
+        lua_getfield(L, 1, "exit_code");
+        lua_pushboolean(L, 1);
+        return 3;
+    }
+    luaL_tolstring(L, 1, NULL);
+    lua_pushinteger(L, CM_EXIT_USAGE);
+    lua_pushboolean(L, 0);
+    return 3;
+}
+
+int luaopen_cephmark_sys(lua_State *L)
+{
+    static const luaL_Reg functions[] = {
+        {"alive", sys_alive},
+        {"cpu_times", sys_cpu_times},
+        {"error_info", sys_error_info},
+        {"fail", sys_fail},
+        {"free_port", sys_free_port},
+        {"geteuid", sys_geteuid},
+        {"getpid", sys_getpid},
+        {"hostname", sys_hostname},
+        {"interrupted", sys_interrupted},
+        {"isatty", sys_isatty},
+        {"kill", sys_kill},
+        {"list_dir", sys_list_dir},
+        {"mkdir", sys_mkdir},
+        {"monotonic", sys_monotonic},
+        {"port_open", sys_port_open},
+        {"read_file", sys_read_file},
+        {"realpath", sys_realpath},
+        {"reap", sys_reap},
+        {"remove_tree", sys_remove_tree},
+        {"run", sys_run},
+        {"setenv", sys_setenv},
+        {"sleep", sys_sleep},
+        {"spawn", sys_spawn},
+        {"stat", sys_stat},
+        {"utc_timestamp", sys_utc_timestamp},
+        {"which", sys_which},
+        {"write_file", sys_write_file},
+        {NULL, NULL},
+    };
+    luaL_newlib(L, functions);
+    lua_pushinteger(L, CM_EXIT_OK);
+    lua_setfield(L, -2, "EXIT_OK");
+    lua_pushinteger(L, CM_EXIT_FAILED_OPS);
+    lua_setfield(L, -2, "EXIT_FAILED_OPS");
+    lua_pushinteger(L, CM_EXIT_USAGE);
+    lua_setfield(L, -2, "EXIT_USAGE");
+    lua_pushinteger(L, CM_EXIT_INTERRUPTED);
+    lua_setfield(L, -2, "EXIT_INTERRUPTED");
+    return 1;
+}

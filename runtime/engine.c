@@ -1,0 +1,493 @@
+/* The op engine's loop, completion queue and measurement; see engine.h. */
+#include "engine.h"
+#include "interrupt.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define NS_PER_S 1000000000ULL
+#define MIB      1048576.0
+
+struct cm_engine {
+    /* completion queue: a lock-free stack pushed by library threads, taken whole by the
+     * loop; `sleeping` tells producers whether the loop needs an eventfd wake-up */
+    _Atomic(struct cm_op *) completed;
+    atomic_int sleeping;
+    int wake_fd;
+
+    const struct cm_engine_config *config;
+    const struct cm_target_ops *ops;
+    void *target;
+    struct cm_op *slots;
+    struct cm_op **free_slots;
+    unsigned n_free;
+    unsigned in_flight;
+
+    uint64_t start_ns, warmup_end_ns, stop_ns; /* stop_ns: UINT64_MAX when not time bound */
+    uint64_t next_second_ns;
+    uint64_t next_intended_ns; /* open loop: when the next op is due */
+    uint64_t interval_ns;      /* open loop: 1e9 / rate */
+    bool no_more_work;         /* the target said done, a bound was reached, or stop */
+    uint64_t started, bytes_started;
+    uint64_t last_completion_ns;
+
+    /* the current second */
+    cm_hist *second_hist;
+    uint64_t second_ops, second_bytes, second_errors;
+    double second_last_latency_s;
+    /* whole run, for the series' cumulative columns */
+    uint64_t finished;
+    uint64_t total_bytes_all;
+    double total_latency_s_all;
+    uint64_t total_ok_all;
+
+    struct cm_engine_result *result;
+    size_t series_cap;
+};
+
+uint64_t cm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+void cm_engine_complete(struct cm_op *op, int64_t result)
+{
+    struct cm_engine *engine = op->engine;
+    op->end_ns = cm_now_ns();
+    op->result = result;
+    struct cm_op *head = atomic_load_explicit(&engine->completed, memory_order_relaxed);
+    do {
+        op->next = head;
+    } while (!atomic_compare_exchange_weak_explicit(&engine->completed, &head, op,
+                                                    memory_order_release, memory_order_relaxed));
+    if (atomic_exchange(&engine->sleeping, 0)) {
+        uint64_t one = 1;
+        ssize_t unused = write(engine->wake_fd, &one, sizeof one);
+        (void)unused;
+    }
+}
+
+static bool may_start(struct cm_engine *engine, uint64_t now)
+{
+    const struct cm_engine_config *config = engine->config;
+    if (engine->no_more_work || engine->n_free == 0)
+        return false;
+    if (now >= engine->stop_ns || cm_interrupted()) {
+        engine->no_more_work = true;
+        return false;
+    }
+    if ((config->max_ops && engine->started >= config->max_ops) ||
+        (config->max_bytes && engine->bytes_started >= config->max_bytes)) {
+        engine->no_more_work = true;
+        return false;
+    }
+    if (engine->interval_ns && now < engine->next_intended_ns)
+        return false;
+    return true;
+}
+
+static void start_ops(struct cm_engine *engine)
+{
+    uint64_t now = cm_now_ns();
+    while (may_start(engine, now)) {
+        struct cm_op *op = engine->free_slots[--engine->n_free];
+        op->sequence = engine->started;
+        op->start_ns = now;
+        op->intended_ns = now;
+        if (engine->interval_ns) {
+            op->intended_ns = engine->next_intended_ns;
+            engine->next_intended_ns += engine->interval_ns;
+        }
+        op->verify_failed = false;
+        op->result = 0;
+        int rc = engine->ops->submit(engine->target, op);
+        if (rc == CM_TARGET_DONE) {
+            engine->free_slots[engine->n_free++] = op;
+            engine->no_more_work = true;
+            break;
+        }
+        engine->started++;
+        engine->bytes_started += op->length;
+        engine->in_flight++;
+        if (rc < 0) /* failed at once: it completes now, as an error */
+            cm_engine_complete(op, rc);
+        now = cm_now_ns();
+    }
+}
+
+static double ns_to_s(uint64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+static int push_second(struct cm_engine *engine, const struct cm_engine_second *second)
+{
+    struct cm_engine_result *result = engine->result;
+    if (result->series_len == engine->series_cap) {
+        size_t cap = engine->series_cap ? engine->series_cap * 2 : 64;
+        struct cm_engine_second *grown = realloc(result->series, cap * sizeof *grown);
+        if (!grown)
+            return -ENOMEM;
+        result->series = grown;
+        engine->series_cap = cap;
+    }
+    result->series[result->series_len++] = *second;
+    return 0;
+}
+
+/* Closes the current second: records it in the series, reports it, and starts the next.
+ * `length_ns` is the second's length: 1 s, except for the partial last one. */
+static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, uint64_t length_ns)
+{
+    struct cm_engine_second second = {
+        .second = (uint32_t)((second_end_ns - engine->start_ns + NS_PER_S - 1) / NS_PER_S),
+        .in_flight = engine->in_flight,
+        .started = engine->started,
+        .finished = engine->finished,
+        .ops = engine->second_ops,
+        .bytes = engine->second_bytes,
+        .errors = engine->second_errors,
+        .cur_mib_s = (double)engine->second_bytes / MIB / ns_to_s(length_ns),
+        .iops = (double)engine->second_ops / ns_to_s(length_ns),
+        .partial = length_ns < NS_PER_S,
+        .last_latency_s = engine->second_last_latency_s,
+        .p99_latency_s = -1,
+        .max_latency_s = -1,
+        .warmup = second_end_ns <= engine->warmup_end_ns,
+    };
+    double elapsed = ns_to_s(second_end_ns - engine->start_ns);
+    second.avg_mib_s = (double)engine->total_bytes_all / MIB / elapsed;
+    second.avg_latency_s =
+        engine->total_ok_all ? engine->total_latency_s_all / (double)engine->total_ok_all : 0;
+    if (cm_hist_count(engine->second_hist)) {
+        second.p99_latency_s = ns_to_s(cm_hist_percentile(engine->second_hist, 99.0));
+        second.max_latency_s = ns_to_s(cm_hist_max(engine->second_hist));
+    }
+    push_second(engine, &second);
+    cm_hist_reset(engine->second_hist);
+    engine->second_ops = engine->second_bytes = engine->second_errors = 0;
+    engine->second_last_latency_s = -1;
+    if (engine->config->on_second &&
+        !engine->config->on_second(engine->config->on_second_arg, &second)) {
+        engine->no_more_work = true;
+        engine->result->stopped = true;
+    }
+}
+
+static void close_second(struct cm_engine *engine, uint64_t second_end_ns)
+{
+    close_second_of(engine, second_end_ns, NS_PER_S);
+}
+
+static void close_partial_second(struct cm_engine *engine)
+{
+    uint64_t second_start = engine->next_second_ns - NS_PER_S;
+    uint64_t end =
+        engine->last_completion_ns > second_start ? engine->last_completion_ns : second_start + 1;
+    close_second_of(engine, end, end - second_start);
+}
+
+static void account(struct cm_engine *engine, struct cm_op *op)
+{
+    struct cm_engine_result *result = engine->result;
+    engine->ops->complete(engine->target, op);
+    engine->in_flight--;
+    engine->finished++;
+    engine->free_slots[engine->n_free++] = op;
+    if (op->end_ns > engine->last_completion_ns)
+        engine->last_completion_ns = op->end_ns;
+    uint64_t latency = op->end_ns - op->intended_ns;
+    bool counted = op->end_ns > engine->warmup_end_ns;
+    if (op->result < 0) {
+        result->errors++;
+        engine->second_errors++;
+        if (!result->first_error)
+            result->first_error = (int)op->result;
+        return;
+    }
+    if (op->verify_failed)
+        result->verify_failures++;
+    cm_hist_record(engine->second_hist, latency);
+    engine->second_ops++;
+    engine->second_bytes += op->length;
+    engine->second_last_latency_s = ns_to_s(latency);
+    engine->total_bytes_all += op->length;
+    engine->total_latency_s_all += ns_to_s(latency);
+    engine->total_ok_all++;
+    if (!counted)
+        return;
+    result->ops++;
+    result->bytes += op->length;
+    result->ops_by_kind[op->kind < CM_OP_KINDS ? op->kind : CM_OP_OTHER]++;
+    cm_hist_record(result->latency, latency);
+    if (result->latency_uncorrected)
+        cm_hist_record(result->latency_uncorrected, op->end_ns - op->start_ns);
+}
+
+/* Takes every queued completion; the stack is LIFO, so reverse it to account in order. */
+static unsigned drain_completions(struct cm_engine *engine)
+{
+    struct cm_op *list = atomic_exchange_explicit(&engine->completed, NULL, memory_order_acquire);
+    struct cm_op *ordered = NULL;
+    unsigned n = 0;
+    while (list) {
+        struct cm_op *next = list->next;
+        list->next = ordered;
+        ordered = list;
+        list = next;
+    }
+    while (ordered) {
+        struct cm_op *next = ordered->next;
+        /* seconds that ended before this completion are closed first */
+        while (ordered->end_ns >= engine->next_second_ns) {
+            close_second(engine, engine->next_second_ns);
+            engine->next_second_ns += NS_PER_S;
+        }
+        account(engine, ordered);
+        ordered = next;
+        n++;
+    }
+    return n;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* How early the loop wakes for a target's own deadline (null delays, timers), finishing
+ * the wait by spinning: kernel timers on a busy VM are late by tens of microseconds, which
+ * would show up as latency that belongs to the sleep, not to the op. */
+#define DEADLINE_SPIN_NS 100000ULL
+
+/* Sleeps until a completion, the next second, the next open-loop start, a target deadline
+ * or SIGINT, whichever comes first. */
+static void wait_for_work(struct cm_engine *engine, uint64_t drain_deadline)
+{
+    uint64_t now = cm_now_ns();
+    uint64_t until = min_u64(engine->next_second_ns, drain_deadline);
+    if (!engine->no_more_work) {
+        until = min_u64(until, engine->stop_ns);
+        if (engine->interval_ns && engine->n_free > 0)
+            until = min_u64(until, engine->next_intended_ns);
+    }
+    uint64_t target_deadline =
+        engine->ops->next_deadline ? engine->ops->next_deadline(engine->target) : UINT64_MAX;
+    bool precise =
+        target_deadline <= until || (engine->interval_ns && until == engine->next_intended_ns);
+    until = min_u64(until, target_deadline);
+    if (until <= now)
+        return;
+    if (precise && until - now <= DEADLINE_SPIN_NS) {
+        while (cm_now_ns() < until &&
+               atomic_load_explicit(&engine->completed, memory_order_relaxed) == NULL)
+            ;
+        return;
+    }
+    uint64_t wait_ns = until - now - (precise ? DEADLINE_SPIN_NS : 0);
+    if (wait_ns > NS_PER_S)
+        wait_ns = NS_PER_S;
+
+    struct pollfd fds[3];
+    int n = 0;
+    fds[n++] = (struct pollfd){.fd = engine->wake_fd, .events = POLLIN};
+    if (cm_interrupt_fd() >= 0 && !cm_interrupted())
+        fds[n++] = (struct pollfd){.fd = cm_interrupt_fd(), .events = POLLIN};
+    int target_fd = engine->ops->wait_fd ? engine->ops->wait_fd(engine->target) : -1;
+    if (target_fd >= 0)
+        fds[n++] = (struct pollfd){.fd = target_fd, .events = POLLIN};
+
+    atomic_store(&engine->sleeping, 1);
+    if (atomic_load(&engine->completed) != NULL) { /* raced with a producer: don't sleep */
+        atomic_store(&engine->sleeping, 0);
+        return;
+    }
+    struct timespec timeout = {.tv_sec = (time_t)(wait_ns / NS_PER_S),
+                               .tv_nsec = (long)(wait_ns % NS_PER_S)};
+    ppoll(fds, (nfds_t)n, &timeout, NULL);
+    atomic_store(&engine->sleeping, 0);
+    if (fds[0].revents & POLLIN) {
+        uint64_t count;
+        ssize_t unused = read(engine->wake_fd, &count, sizeof count);
+        (void)unused;
+    }
+}
+
+/* Per-second bandwidth and IOPS statistics over the full seconds after warm-up, as rados
+ * bench computes them (sample standard deviation). */
+static void summarize_series(struct cm_engine_result *result)
+{
+    size_t n = 0;
+    double sum_bw = 0, sum_bw2 = 0, sum_iops = 0, sum_iops2 = 0;
+    result->bandwidth_min = result->iops_min = 0;
+    result->bandwidth_max = result->iops_max = 0;
+    for (size_t i = 0; i < result->series_len; i++) {
+        const struct cm_engine_second *s = &result->series[i];
+        if (s->warmup || s->partial)
+            continue;
+        if (n == 0 || s->cur_mib_s < result->bandwidth_min)
+            result->bandwidth_min = s->cur_mib_s;
+        if (n == 0 || s->iops < result->iops_min)
+            result->iops_min = s->iops;
+        if (s->cur_mib_s > result->bandwidth_max)
+            result->bandwidth_max = s->cur_mib_s;
+        if (s->iops > result->iops_max)
+            result->iops_max = s->iops;
+        sum_bw += s->cur_mib_s;
+        sum_bw2 += s->cur_mib_s * s->cur_mib_s;
+        sum_iops += s->iops;
+        sum_iops2 += s->iops * s->iops;
+        n++;
+    }
+    if (n > 1) {
+        double mean_bw = sum_bw / (double)n, mean_iops = sum_iops / (double)n;
+        result->bandwidth_stddev =
+            sqrt(fmax(0, (sum_bw2 - (double)n * mean_bw * mean_bw) / (double)(n - 1)));
+        result->iops_stddev =
+            sqrt(fmax(0, (sum_iops2 - (double)n * mean_iops * mean_iops) / (double)(n - 1)));
+    }
+}
+
+int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_ops *ops,
+                  void *target, struct cm_engine_result *result)
+{
+    unsigned initialized = 0;
+    int rc = 0;
+    memset(result, 0, sizeof *result);
+    if (config->depth < 1 || ops->version != CM_TARGET_OPS_VERSION)
+        return -EINVAL;
+    /* on the heap: if in-flight ops must be abandoned, late completions still find it */
+    struct cm_engine *engine = calloc(1, sizeof *engine);
+    if (!engine)
+        return -ENOMEM;
+
+    engine->config = config;
+    engine->ops = ops;
+    engine->target = target;
+    engine->result = result;
+    engine->second_last_latency_s = -1;
+    atomic_init(&engine->completed, NULL);
+    atomic_init(&engine->sleeping, 0);
+    engine->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    engine->slots = calloc(config->depth, sizeof *engine->slots);
+    engine->free_slots = calloc(config->depth, sizeof *engine->free_slots);
+    engine->second_hist = cm_hist_new();
+    result->latency = cm_hist_new();
+    if (config->rate > 0)
+        result->latency_uncorrected = cm_hist_new();
+    if (engine->wake_fd < 0 || !engine->slots || !engine->free_slots || !engine->second_hist ||
+        !result->latency || (config->rate > 0 && !result->latency_uncorrected)) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (; initialized < config->depth; initialized++) {
+        struct cm_op *op = &engine->slots[initialized];
+        op->engine = engine;
+        op->slot = initialized;
+        if (ops->slot_init && (rc = ops->slot_init(target, op)) < 0)
+            goto out;
+    }
+    /* free slots are taken from the end: slot 0 first */
+    for (unsigned i = 0; i < config->depth; i++)
+        engine->free_slots[i] = &engine->slots[config->depth - 1 - i];
+    engine->n_free = config->depth;
+
+    /* the loop thread's timers fire when asked, not up to 50 us later (the default slack) */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    engine->start_ns = cm_now_ns();
+    engine->warmup_end_ns = engine->start_ns + (uint64_t)(fmax(0, config->warmup) * 1e9);
+    engine->stop_ns =
+        config->seconds > 0 ? engine->start_ns + (uint64_t)(config->seconds * 1e9) : UINT64_MAX;
+    if (config->seconds > 0 && config->warmup > 0)
+        engine->stop_ns += (uint64_t)(config->warmup * 1e9);
+    engine->next_second_ns = engine->start_ns + NS_PER_S;
+    if (config->rate > 0) {
+        engine->interval_ns = (uint64_t)fmax(1, 1e9 / config->rate);
+        engine->next_intended_ns = engine->start_ns;
+    }
+    engine->last_completion_ns = engine->start_ns;
+
+    uint64_t drain_deadline = UINT64_MAX;
+    double drain_timeout = config->drain_timeout > 0 ? config->drain_timeout : 60;
+    for (;;) {
+        start_ops(engine);
+        if (engine->ops->poll)
+            engine->ops->poll(target, cm_now_ns());
+        drain_completions(engine);
+        uint64_t now = cm_now_ns();
+        while (now >= engine->next_second_ns) {
+            close_second(engine, engine->next_second_ns);
+            engine->next_second_ns += NS_PER_S;
+        }
+        if (cm_interrupted() && !result->interrupted) {
+            result->interrupted = true;
+            engine->no_more_work = true;
+        }
+        if (now >= engine->stop_ns)
+            engine->no_more_work = true;
+        if (engine->no_more_work && drain_deadline == UINT64_MAX)
+            drain_deadline = now + (uint64_t)(drain_timeout * 1e9);
+        if (engine->in_flight == 0 && engine->no_more_work)
+            break;
+        if (now >= drain_deadline)
+            break; /* ops that never complete: abandon them, never free their slots */
+        if (may_start(engine, now))
+            continue; /* slots came free: refill before sleeping */
+        wait_for_work(engine, drain_deadline);
+    }
+    result->drained = engine->in_flight == 0;
+    /* the partial last second is part of the series when anything happened in it, marked
+     * partial and left out of the per-second statistics */
+    if (engine->second_ops || engine->second_errors)
+        close_partial_second(engine);
+
+    uint64_t end = engine->last_completion_ns;
+    uint64_t from = engine->warmup_end_ns < end ? engine->warmup_end_ns : end;
+    result->elapsed_s = ns_to_s(end - from);
+    result->started = engine->started;
+    if (result->elapsed_s > 0) {
+        result->bandwidth_mib_s = (double)result->bytes / MIB / result->elapsed_s;
+        result->iops = (double)result->ops / result->elapsed_s;
+    }
+    summarize_series(result);
+
+out:
+    if (result->drained || engine->in_flight == 0) {
+        for (unsigned i = 0; i < initialized; i++)
+            if (ops->slot_fini)
+                ops->slot_fini(target, &engine->slots[i]);
+        free(engine->slots);
+    }
+    /* else: a library may still write into the slots' buffers; leaking them is the only
+     * safe choice, and the result says the run was not drained */
+    free(engine->free_slots);
+    cm_hist_free(engine->second_hist);
+    if (result->drained || engine->in_flight == 0) {
+        if (engine->wake_fd >= 0)
+            close(engine->wake_fd);
+        free(engine);
+    }
+    if (rc < 0)
+        cm_engine_result_free(result);
+    return rc;
+}
+
+void cm_engine_result_free(struct cm_engine_result *result)
+{
+    cm_hist_free(result->latency);
+    cm_hist_free(result->latency_uncorrected);
+    free(result->series);
+    result->latency = result->latency_uncorrected = NULL;
+    result->series = NULL;
+    result->series_len = 0;
+}

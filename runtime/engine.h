@@ -1,0 +1,141 @@
+/* The op engine: drives any target (rados objects, rbd extents, HTTP objects, files,
+ * sockets, null) through one small interface, keeping `depth` ops in flight (closed loop)
+ * or starting ops at a fixed rate (open loop, latency corrected for coordinated omission),
+ * bounded by time, op count or bytes, and measuring every completion into histograms and a
+ * per-second series.
+ *
+ * Threading: the engine loop runs on the calling thread. Targets whose libraries complete
+ * ops on their own threads (librados, librbd) call cm_engine_complete() from there; it only
+ * timestamps, pushes onto a lock-free queue and wakes the loop. Everything else (accounting,
+ * verification, resubmission) happens on the loop thread. */
+#ifndef CEPHMARK_ENGINE_H
+#define CEPHMARK_ENGINE_H
+
+#include "hist.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CM_TARGET_OPS_VERSION 1
+
+/* What a target's submit returns when it has no more work (e.g. seq read everything). */
+#define CM_TARGET_DONE 1
+
+enum cm_op_kind { CM_OP_READ, CM_OP_WRITE, CM_OP_REMOVE, CM_OP_OTHER, CM_OP_KINDS };
+
+struct cm_engine;
+
+/* One op slot; the engine owns `depth` of them and reuses them for the whole run. */
+struct cm_op {
+    struct cm_op *next;       /* completion queue link */
+    struct cm_engine *engine; /* the run this slot belongs to */
+    uint64_t intended_ns;     /* when the op should have started (open loop); = start_ns closed */
+    uint64_t start_ns;
+    uint64_t end_ns;
+    int64_t result;    /* set by cm_engine_complete: >= 0 success, < 0 -errno */
+    uint64_t sequence; /* 0, 1, 2, ... in submission order across the run */
+    uint64_t length;   /* bytes the op moves, counted for bandwidth when it succeeds */
+    uint32_t slot;
+    uint8_t kind;       /* enum cm_op_kind, set by the target's submit */
+    bool verify_failed; /* set by the target's complete */
+    void *target_slot;  /* the target's per-slot state */
+};
+
+/* A target: the ops struct is static per target type; `self` is the target instance. */
+struct cm_target_ops {
+    unsigned version; /* CM_TARGET_OPS_VERSION */
+    const char *name;
+    /* Per-slot setup before the run (buffers, names); 0 or -errno. */
+    int (*slot_init)(void *self, struct cm_op *op);
+    void (*slot_fini)(void *self, struct cm_op *op);
+    /* Chooses the op for this slot (kind, length, object, offset) and starts it.
+     * Returns 0 when submitted (completion comes later through cm_engine_complete),
+     * CM_TARGET_DONE when there is no more work, or -errno when it failed at once. */
+    int (*submit)(void *self, struct cm_op *op);
+    /* On the loop thread after completion: releases per-op library state and verifies
+     * read data (setting op->verify_failed). May adjust op->result. */
+    void (*complete)(void *self, struct cm_op *op);
+    /* Optional, for targets that complete work on the loop thread (null delays, curl):
+     * the earliest time it needs the loop to call poll, or UINT64_MAX. */
+    uint64_t (*next_deadline)(void *self);
+    void (*poll)(void *self, uint64_t now_ns);
+    /* Optional: a file descriptor the loop waits on (e.g. librbd's event fd, curl), with
+     * poll called when it becomes readable. -1 or NULL for none. */
+    int (*wait_fd)(void *self);
+};
+
+struct cm_engine_second; /* below */
+
+struct cm_engine_config {
+    unsigned depth;       /* ops in flight (rados bench -t); >= 1 */
+    double rate;          /* open loop ops/s; 0 = closed loop */
+    double seconds;       /* stop starting ops after this long; 0 = no time bound */
+    uint64_t max_ops;     /* start at most this many ops; 0 = unbounded */
+    uint64_t max_bytes;   /* start ops until this many bytes; 0 = unbounded */
+    double warmup;        /* seconds whose completions are left out of the summary */
+    double drain_timeout; /* after stopping, wait at most this long for in-flight ops; 0: 60 */
+    /* Called once per elapsed second on the loop thread; returning false stops the run. */
+    bool (*on_second)(void *arg, const struct cm_engine_second *second);
+    void *on_second_arg;
+};
+
+/* One second of the series (rados bench's columns, plus IOPS and the second's p99). */
+struct cm_engine_second {
+    uint32_t second; /* 1, 2, ... since the start */
+    uint32_t in_flight;
+    uint64_t started;      /* cumulative */
+    uint64_t finished;     /* cumulative, successful and failed */
+    uint64_t ops;          /* finished in this second */
+    uint64_t bytes;        /* moved in this second */
+    uint64_t errors;       /* failed in this second */
+    double cur_mib_s;      /* this second's bandwidth, MiB/s */
+    double avg_mib_s;      /* since the start */
+    double iops;           /* this second */
+    double last_latency_s; /* latency of the last op finished this second; < 0 if none */
+    double avg_latency_s;  /* since the start */
+    double p99_latency_s;  /* this second's 99th percentile; < 0 if none */
+    double max_latency_s;  /* this second's maximum; < 0 if none */
+    bool warmup;           /* the second is part of the warm-up */
+    bool partial;          /* the last, shorter second; rates are scaled to its length */
+};
+
+struct cm_engine_result {
+    double elapsed_s;         /* from the end of warm-up to the last completion */
+    uint64_t started;         /* ops started (including warm-up) */
+    uint64_t ops;             /* successful ops after warm-up */
+    uint64_t bytes;           /* bytes of successful ops after warm-up */
+    uint64_t errors;          /* failed ops (whole run) */
+    uint64_t verify_failures; /* reads whose data did not verify (whole run) */
+    uint64_t ops_by_kind[CM_OP_KINDS];
+    int first_error;        /* -errno of the first failed op, 0 if none */
+    bool interrupted;       /* stopped by SIGINT */
+    bool stopped;           /* stopped by on_second returning false */
+    bool drained;           /* every in-flight op completed (false: abandoned on timeout) */
+    double bandwidth_mib_s; /* bytes / elapsed */
+    double iops;            /* ops / elapsed */
+    /* over the full seconds after warm-up, as rados bench reports them */
+    double bandwidth_stddev, bandwidth_max, bandwidth_min;
+    double iops_stddev, iops_max, iops_min;
+    cm_hist *latency;             /* after warm-up; corrected from intended start (open loop) */
+    cm_hist *latency_uncorrected; /* open loop only: from the actual start; NULL closed */
+    struct cm_engine_second *series;
+    size_t series_len;
+};
+
+/* Runs the target to completion of the bounds. Returns 0, or -errno when the run could
+ * not start (slot setup failed); a run with failed ops still returns 0 and counts them. */
+int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_ops *ops,
+                  void *target, struct cm_engine_result *result);
+
+/* Frees the histograms and series inside a result. */
+void cm_engine_result_free(struct cm_engine_result *result);
+
+/* Thread-safe completion: stamps the end time, records the result and wakes the loop.
+ * Call it exactly once per submitted op, from any thread. */
+void cm_engine_complete(struct cm_op *op, int64_t result);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t cm_now_ns(void);
+
+#endif

@@ -1,0 +1,1167 @@
+/* JSON codec between JSON text and Lua values (decoder, encoder and the "cephmark.json"
+ * Lua module); the value mapping and error conventions are documented in json.h. */
+#include "json.h"
+
+#include <lauxlib.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define JSON_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define JSON_PRINTF(fmt, args)
+#endif
+
+/* Stack slots a single nesting level may need, including luaL_Buffer's internal box. */
+#define JSON_STACK_PER_LEVEL 12
+
+/* The sentinel only needs a unique address; nothing ever reads through it. */
+static char json_null_anchor;
+void *const cm_json_null = &json_null_anchor;
+
+void cm_json_push_null(lua_State *L)
+{
+    lua_pushlightuserdata(L, cm_json_null);
+}
+
+int cm_json_isnull(lua_State *L, int index)
+{
+    return lua_islightuserdata(L, index) && lua_touserdata(L, index) == cm_json_null;
+}
+
+/* luaL_newmetatable pushes the existing marker, or creates it on first use, so C callers
+ * need not have opened the Lua module. */
+static void json_push_array_mt(lua_State *L)
+{
+    luaL_newmetatable(L, CM_JSON_ARRAY_MT);
+}
+
+void cm_json_mark_array(lua_State *L, int index)
+{
+    index = lua_absindex(L, index);
+    json_push_array_mt(L);
+    lua_setmetatable(L, index);
+}
+
+int cm_json_isarray(lua_State *L, int index)
+{
+    int marked = 0;
+    index = lua_absindex(L, index);
+    if (lua_type(L, index) == LUA_TTABLE && lua_getmetatable(L, index)) {
+        json_push_array_mt(L);
+        marked = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+    }
+    return marked;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Decoder: recursive descent bounded by CM_JSON_MAX_DEPTH, building values directly on
+ * the Lua stack. Errors return -1 up the recursion; the caller resets the stack. */
+
+typedef struct {
+    lua_State *L;
+    const char *start; /* kept to turn an error position into line/column */
+    const char *p;
+    const char *end;
+    int array_mt; /* stack slot of the array marker, fetched once per decode */
+    char *err;
+    size_t errlen;
+} json_decoder;
+
+static int json_value(json_decoder *d, int depth);
+
+JSON_PRINTF(3, 4)
+static int json_fail(json_decoder *d, const char *at, const char *fmt, ...)
+{
+    if (d->err == NULL || d->errlen == 0)
+        return -1;
+    /* Positions are only needed on failure, so they are computed here rather than
+     * tracked for every byte. */
+    size_t line = 1;
+    const char *line_start = d->start;
+    for (const char *q = d->start; q < at; q++) {
+        if (*q == '\n') {
+            line++;
+            line_start = q + 1;
+        }
+    }
+    int n =
+        snprintf(d->err, d->errlen, "line %zu column %zu: ", line, (size_t)(at - line_start) + 1);
+    if (n >= 0 && (size_t)n < d->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Names the byte at p for messages; raw control bytes or UTF-8 would garble them. */
+static const char *json_describe(const json_decoder *d, const char *p, char *buf, size_t n)
+{
+    if (p >= d->end)
+        return "end of input";
+    unsigned char c = (unsigned char)*p;
+    if (c > 0x20 && c < 0x7f)
+        snprintf(buf, n, "'%c'", c);
+    else
+        snprintf(buf, n, "byte 0x%02X", c);
+    return buf;
+}
+
+static int json_unexpected(json_decoder *d, const char *expected)
+{
+    char buf[16];
+    if (d->p < d->end && *d->p == '\'')
+        return json_fail(d, d->p, "single quotes are not allowed (JSON strings use double quotes)");
+    return json_fail(d, d->p, "unexpected %s (expected %s)",
+                     json_describe(d, d->p, buf, sizeof buf), expected);
+}
+
+static void json_skip_ws(json_decoder *d)
+{
+    while (d->p < d->end && (*d->p == ' ' || *d->p == '\t' || *d->p == '\n' || *d->p == '\r'))
+        d->p++;
+}
+
+static int json_is_digit(const char *p, const char *end)
+{
+    return p < end && *p >= '0' && *p <= '9';
+}
+
+static int json_hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Reads the four hex digits after "\u" at esc; returns the code unit or -1 (error set). */
+static long json_hex4(json_decoder *d, const char *esc)
+{
+    long unit = 0;
+    for (int i = 2; i < 6; i++) {
+        if (esc + i >= d->end)
+            return json_fail(d, d->end, "unexpected end of input in string");
+        int v = json_hex_value(esc[i]);
+        if (v < 0)
+            return json_fail(d, esc, "invalid \\u escape (expected 4 hex digits)");
+        unit = unit * 16 + v;
+    }
+    return unit;
+}
+
+static void json_add_utf8(luaL_Buffer *b, unsigned long cp)
+{
+    char out[4];
+    size_t n;
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        out[0] = (char)(0xF0 | (cp >> 18));
+        out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    luaL_addlstring(b, out, n);
+}
+
+/* Decodes the escape at d->p (a backslash) into b and advances past it. */
+static int json_escape(json_decoder *d, luaL_Buffer *b)
+{
+    const char *esc = d->p;
+    if (esc + 1 >= d->end)
+        return json_fail(d, d->end, "unexpected end of input in string");
+    char c = esc[1];
+    d->p = esc + 2;
+    switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+        luaL_addchar(b, c);
+        return 0;
+    case 'b':
+        luaL_addchar(b, '\b');
+        return 0;
+    case 'f':
+        luaL_addchar(b, '\f');
+        return 0;
+    case 'n':
+        luaL_addchar(b, '\n');
+        return 0;
+    case 'r':
+        luaL_addchar(b, '\r');
+        return 0;
+    case 't':
+        luaL_addchar(b, '\t');
+        return 0;
+    case 'u':
+        break;
+    default: {
+        char buf[16];
+        return json_fail(d, esc, "invalid escape \\ followed by %s",
+                         json_describe(d, esc + 1, buf, sizeof buf));
+    }
+    }
+
+    long unit = json_hex4(d, esc);
+    if (unit < 0)
+        return -1;
+    d->p = esc + 6;
+    if (unit >= 0xDC00 && unit <= 0xDFFF)
+        return json_fail(d, esc, "lone low surrogate \\u%04lX (no high surrogate before it)", unit);
+    if (unit >= 0xD800 && unit <= 0xDBFF) {
+        const char *low_esc = d->p;
+        long low = -2;
+        if (low_esc + 1 < d->end && low_esc[0] == '\\' && low_esc[1] == 'u') {
+            low = json_hex4(d, low_esc);
+            if (low < 0)
+                return -1;
+        }
+        if (low < 0xDC00 || low > 0xDFFF)
+            return json_fail(d, esc,
+                             "lone high surrogate \\u%04lX (expected a low surrogate "
+                             "\\uDC00-\\uDFFF after it)",
+                             unit);
+        d->p = low_esc + 6;
+        unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+    }
+    json_add_utf8(b, (unsigned long)unit);
+    return 0;
+}
+
+/* Pushes the string starting at d->p (the opening quote). */
+static int json_string(json_decoder *d)
+{
+    lua_State *L = d->L;
+    const char *run = ++d->p;
+
+    /* Most Ceph strings have no escapes: push them straight from the input. */
+    while (d->p < d->end) {
+        unsigned char c = (unsigned char)*d->p;
+        if (c == '"') {
+            lua_pushlstring(L, run, (size_t)(d->p - run));
+            d->p++;
+            return 0;
+        }
+        if (c == '\\')
+            break;
+        if (c < 0x20)
+            return json_fail(d, d->p, "unescaped control character 0x%02X in string", c);
+        d->p++;
+    }
+    if (d->p >= d->end)
+        return json_fail(d, d->end, "unexpected end of input in string");
+
+    int top = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addlstring(&b, run, (size_t)(d->p - run));
+    for (;;) {
+        run = d->p;
+        while (d->p < d->end && *d->p != '"' && *d->p != '\\' && (unsigned char)*d->p >= 0x20)
+            d->p++;
+        luaL_addlstring(&b, run, (size_t)(d->p - run));
+        if (d->p >= d->end) {
+            /* settop (not remove) because the buffer's box may be a to-be-closed slot. */
+            lua_settop(L, top);
+            return json_fail(d, d->end, "unexpected end of input in string");
+        }
+        unsigned char c = (unsigned char)*d->p;
+        if (c == '"') {
+            d->p++;
+            luaL_pushresult(&b);
+            return 0;
+        }
+        if (c < 0x20) {
+            lua_settop(L, top);
+            return json_fail(d, d->p, "unescaped control character 0x%02X in string", c);
+        }
+        if (json_escape(d, &b) != 0) {
+            lua_settop(L, top);
+            return -1;
+        }
+    }
+}
+
+/* Validates the JSON number grammar, then lets Lua convert it so that integers and floats
+ * follow Lua's own rules (and the C locale's decimal point is handled). */
+static int json_number(json_decoder *d)
+{
+    const char *s = d->p;
+    const char *q = s;
+    const char *end = d->end;
+    if (*q == '-')
+        q++;
+    if (q < end && *q == '0') {
+        q++;
+        if (json_is_digit(q, end))
+            return json_fail(d, s, "leading zeros are not allowed in numbers");
+    } else if (json_is_digit(q, end)) {
+        while (json_is_digit(q, end))
+            q++;
+    } else {
+        return json_fail(d, q, "expected a digit after '-'");
+    }
+    if (q < end && *q == '.') {
+        q++;
+        if (!json_is_digit(q, end))
+            return json_fail(d, q, "expected a digit after the decimal point");
+        while (json_is_digit(q, end))
+            q++;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < end && (*q == '+' || *q == '-'))
+            q++;
+        if (!json_is_digit(q, end))
+            return json_fail(d, q, "expected a digit in the exponent");
+        while (json_is_digit(q, end))
+            q++;
+    }
+
+    size_t len = (size_t)(q - s);
+    size_t used;
+    char small[64];
+    if (len < sizeof small) {
+        memcpy(small, s, len);
+        small[len] = '\0';
+        used = lua_stringtonumber(d->L, small);
+    } else {
+        /* Long literals (many digits) need a NUL-terminated copy; a Lua string is one. */
+        lua_pushlstring(d->L, s, len);
+        used = lua_stringtonumber(d->L, lua_tostring(d->L, -1));
+        if (used != 0)
+            lua_remove(d->L, -2);
+        else
+            lua_pop(d->L, 1);
+    }
+    if (used != len + 1) {
+        if (used != 0)
+            lua_pop(d->L, 1);
+        return json_fail(d, s, "number out of range");
+    }
+    d->p = q;
+    return 0;
+}
+
+static int json_literal(json_decoder *d, const char *word)
+{
+    size_t n = strlen(word);
+    size_t avail = (size_t)(d->end - d->p);
+    if (avail < n && memcmp(d->p, word, avail) == 0)
+        return json_fail(d, d->end, "unexpected end of input (expected '%s')", word);
+    if (avail < n || memcmp(d->p, word, n) != 0)
+        return json_fail(d, d->p, "invalid literal (expected '%s')", word);
+    d->p += n;
+    if (word[0] == 'n')
+        cm_json_push_null(d->L);
+    else
+        lua_pushboolean(d->L, word[0] == 't');
+    return 0;
+}
+
+static int json_array(json_decoder *d, int depth)
+{
+    lua_State *L = d->L;
+    if (depth >= CM_JSON_MAX_DEPTH)
+        return json_fail(d, d->p, "nesting deeper than %d levels", CM_JSON_MAX_DEPTH);
+    d->p++;
+    lua_newtable(L);
+    lua_pushvalue(L, d->array_mt);
+    lua_setmetatable(L, -2);
+    json_skip_ws(d);
+    if (d->p < d->end && *d->p == ']') {
+        d->p++;
+        return 0;
+    }
+    for (lua_Integer n = 1;; n++) {
+        if (json_value(d, depth + 1) != 0)
+            return -1;
+        lua_rawseti(L, -2, n);
+        json_skip_ws(d);
+        if (d->p < d->end && *d->p == ']') {
+            d->p++;
+            return 0;
+        }
+        if (d->p >= d->end || *d->p != ',')
+            return json_unexpected(d, "',' or ']'");
+        d->p++;
+        json_skip_ws(d);
+        if (d->p < d->end && *d->p == ']')
+            return json_fail(d, d->p, "trailing comma before ']'");
+    }
+}
+
+static int json_object(json_decoder *d, int depth)
+{
+    lua_State *L = d->L;
+    if (depth >= CM_JSON_MAX_DEPTH)
+        return json_fail(d, d->p, "nesting deeper than %d levels", CM_JSON_MAX_DEPTH);
+    d->p++;
+    lua_newtable(L);
+    json_skip_ws(d);
+    if (d->p < d->end && *d->p == '}') {
+        d->p++;
+        return 0;
+    }
+    const char *expected_key = "a string key or '}'";
+    for (;;) {
+        if (d->p >= d->end || *d->p != '"')
+            return json_unexpected(d, expected_key);
+        if (json_string(d) != 0)
+            return -1;
+        json_skip_ws(d);
+        if (d->p >= d->end || *d->p != ':')
+            return json_unexpected(d, "':' after the object key");
+        d->p++;
+        if (json_value(d, depth + 1) != 0)
+            return -1;
+        lua_rawset(L, -3);
+        json_skip_ws(d);
+        if (d->p < d->end && *d->p == '}') {
+            d->p++;
+            return 0;
+        }
+        if (d->p >= d->end || *d->p != ',')
+            return json_unexpected(d, "',' or '}'");
+        d->p++;
+        json_skip_ws(d);
+        if (d->p < d->end && *d->p == '}')
+            return json_fail(d, d->p, "trailing comma before '}'");
+        expected_key = "a string key";
+    }
+}
+
+/* depth counts the arrays/objects enclosing this value. */
+static int json_value(json_decoder *d, int depth)
+{
+    if (!lua_checkstack(d->L, JSON_STACK_PER_LEVEL))
+        return json_fail(d, d->p, "Lua stack exhausted");
+    json_skip_ws(d);
+    if (d->p >= d->end)
+        return json_fail(d, d->p, "unexpected end of input (expected a JSON value)");
+    switch (*d->p) {
+    case '{':
+        return json_object(d, depth);
+    case '[':
+        return json_array(d, depth);
+    case '"':
+        return json_string(d);
+    case 't':
+        return json_literal(d, "true");
+    case 'f':
+        return json_literal(d, "false");
+    case 'n':
+        return json_literal(d, "null");
+    case '-':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
+        return json_number(d);
+    default:
+        return json_unexpected(d, "a JSON value");
+    }
+}
+
+int cm_json_decode(lua_State *L, const char *text, size_t len, char *err, size_t errlen)
+{
+    if (text == NULL)
+        text = "";
+    json_decoder d = {L, text, text, text + len, 0, err, errlen};
+    int base = lua_gettop(L);
+    if (!lua_checkstack(L, JSON_STACK_PER_LEVEL))
+        return json_fail(&d, d.p, "Lua stack exhausted");
+    json_push_array_mt(L);
+    d.array_mt = base + 1;
+    if (json_value(&d, 0) != 0) {
+        lua_settop(L, base);
+        return -1;
+    }
+    json_skip_ws(&d);
+    if (d.p < d.end) {
+        char buf[16];
+        lua_settop(L, base);
+        return json_fail(&d, d.p, "unexpected %s after the JSON value",
+                         json_describe(&d, d.p, buf, sizeof buf));
+    }
+    lua_replace(L, base + 1);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Encoder: writes into a growable full userdata kept in a fixed stack slot (luaL_Buffer
+ * would forbid using the stack while nested values are visited). The path to the current
+ * value is tracked so errors can say where the bad value is. Errors return -1 up the
+ * recursion and leave the stack for cm_json_encode to reset. */
+
+typedef struct {
+    const char *key; /* NULL for an array index; anchored by the parent's key table */
+    size_t len;
+    lua_Integer index;
+} json_segment;
+
+typedef struct {
+    lua_State *L;
+    int buf_slot;
+    int array_mt;
+    int visiting; /* table -> true for tables on the current path, to detect cycles */
+    char *buf;
+    size_t len;
+    size_t cap;
+    int indent;
+    int depth; /* number of entries in path */
+    const char *name;
+    char *err;
+    size_t errlen;
+    json_segment path[CM_JSON_MAX_DEPTH];
+} json_encoder;
+
+/* One object member; key points into a string anchored in the object's key table. */
+typedef struct {
+    const char *key;
+    size_t len;
+    lua_Integer slot; /* index into the value table */
+    int from_integer;
+} json_member;
+
+JSON_PRINTF(4, 5)
+static void json_append(char *dst, size_t cap, size_t *pos, const char *fmt, ...)
+{
+    if (*pos + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(dst + *pos, cap - *pos, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *pos += (size_t)n;
+}
+
+static int json_is_identifier(const char *s, size_t len)
+{
+    if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Writes a key as a Lua-ish quoted literal, shortened: it is only there to be recognised. */
+static void json_append_quoted(char *dst, size_t cap, size_t *pos, const char *s, size_t len)
+{
+    const size_t max_shown = 40;
+    json_append(dst, cap, pos, "\"");
+    for (size_t i = 0; i < len && i < max_shown; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            json_append(dst, cap, pos, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f)
+            json_append(dst, cap, pos, "\\x%02X", c);
+        else
+            json_append(dst, cap, pos, "%c", c);
+    }
+    json_append(dst, cap, pos, len > max_shown ? "...\"" : "\"");
+}
+
+JSON_PRINTF(2, 3)
+static int json_encode_fail(json_encoder *e, const char *fmt, ...)
+{
+    if (e->err == NULL || e->errlen == 0)
+        return -1;
+    size_t pos = 0;
+    e->err[0] = '\0';
+    json_append(e->err, e->errlen, &pos, "%s", e->name);
+    /* Deep paths keep their head and tail so the message itself is not truncated away. */
+    const int head = 4, tail = 8;
+    for (int i = 0; i < e->depth; i++) {
+        if (e->depth > head + tail + 1 && i == head) {
+            json_append(e->err, e->errlen, &pos, "...");
+            i = e->depth - tail;
+        }
+        const json_segment *seg = &e->path[i];
+        if (seg->key == NULL)
+            json_append(e->err, e->errlen, &pos, "[" LUA_INTEGER_FMT "]", (LUAI_UACINT)seg->index);
+        else if (json_is_identifier(seg->key, seg->len))
+            json_append(e->err, e->errlen, &pos, ".%.*s", (int)seg->len, seg->key);
+        else {
+            json_append(e->err, e->errlen, &pos, "[");
+            json_append_quoted(e->err, e->errlen, &pos, seg->key, seg->len);
+            json_append(e->err, e->errlen, &pos, "]");
+        }
+    }
+    json_append(e->err, e->errlen, &pos, ": ");
+    if (pos + 1 < e->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->err + pos, e->errlen - pos, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Describes a table key for error messages. */
+static const char *json_describe_key(lua_State *L, int index, char *buf, size_t n)
+{
+    size_t pos = 0;
+    buf[0] = '\0';
+    switch (lua_type(L, index)) {
+    case LUA_TSTRING: {
+        size_t len;
+        const char *s = lua_tolstring(L, index, &len);
+        json_append_quoted(buf, n, &pos, s, len);
+        break;
+    }
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, index))
+            json_append(buf, n, &pos, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, index));
+        else
+            json_append(buf, n, &pos, "%.14g", (double)lua_tonumber(L, index));
+        break;
+    case LUA_TBOOLEAN:
+        json_append(buf, n, &pos, "%s", lua_toboolean(L, index) ? "true" : "false");
+        break;
+    default:
+        json_append(buf, n, &pos, "of type %s", luaL_typename(L, index));
+        break;
+    }
+    return buf;
+}
+
+static char *json_reserve(json_encoder *e, size_t n)
+{
+    if (e->cap - e->len < n) {
+        size_t cap = e->cap;
+        while (cap - e->len < n) {
+            if (cap > SIZE_MAX / 2)
+                luaL_error(e->L, "JSON output too large");
+            cap *= 2;
+        }
+        /* The old block stays anchored in buf_slot until replaced, so the copy is safe
+         * even if this allocation runs the collector. */
+        char *grown = lua_newuserdatauv(e->L, cap, 0);
+        memcpy(grown, e->buf, e->len);
+        lua_replace(e->L, e->buf_slot);
+        e->buf = grown;
+        e->cap = cap;
+    }
+    return e->buf + e->len;
+}
+
+static void json_put(json_encoder *e, const char *s, size_t n)
+{
+    memcpy(json_reserve(e, n), s, n);
+    e->len += n;
+}
+
+static void json_putc(json_encoder *e, char c)
+{
+    *json_reserve(e, 1) = c;
+    e->len++;
+}
+
+static void json_newline(json_encoder *e, int level)
+{
+    if (e->indent == 0)
+        return;
+    size_t n = (size_t)level * (size_t)e->indent;
+    char *out = json_reserve(e, n + 1);
+    out[0] = '\n';
+    memset(out + 1, ' ', n);
+    e->len += n + 1;
+}
+
+static void json_put_string(json_encoder *e, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    json_putc(e, '"');
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        json_put(e, s + run, i - run);
+        run = i + 1;
+        char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
+        size_t n = 2;
+        switch (c) {
+        case '"':
+        case '\\':
+            esc[1] = (char)c;
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        default:
+            n = 6;
+            break;
+        }
+        json_put(e, esc, n);
+    }
+    json_put(e, s + run, len - run);
+    json_putc(e, '"');
+}
+
+/* Shortest digits that read back to the same double, written in plain notation for
+ * moderate exponents (1000.0 rather than 1e+03), in JSON syntax whatever LC_NUMERIC says,
+ * and always marked as a float so that decoding gives a float back. */
+static void json_put_float(json_encoder *e, double x)
+{
+    if (isnan(x) || isinf(x)) {
+        json_put(e, "null", 4);
+        return;
+    }
+    char text[48];
+    int digits = 1;
+    for (; digits < 17; digits++) {
+        snprintf(text, sizeof text, "%.*e", digits - 1, x);
+        if (strtod(text, NULL) == x)
+            break;
+    }
+    if (digits == 17)
+        snprintf(text, sizeof text, "%.16e", x);
+    const char *exp_mark = strchr(text, 'e');
+    int exponent = exp_mark != NULL ? atoi(exp_mark + 1) : 0;
+    if (exponent >= -5 && exponent < 17) {
+        char plain[48];
+        int decimals = digits - 1 - exponent;
+        snprintf(plain, sizeof plain, "%.*f", decimals > 0 ? decimals : 0, x);
+        if (strtod(plain, NULL) == x)
+            memcpy(text, plain, sizeof text);
+    }
+
+    char out[48];
+    size_t n = 0;
+    int needs_marker = 1;
+    for (const char *c = text; *c != '\0'; c++) {
+        if ((*c >= '0' && *c <= '9') || *c == '-' || *c == '+') {
+            out[n++] = *c;
+        } else if (*c == 'e') {
+            out[n++] = 'e';
+            needs_marker = 0;
+        } else if (n == 0 || out[n - 1] != '.') {
+            out[n++] = '.'; /* the locale's decimal point, possibly multibyte */
+            needs_marker = 0;
+        }
+    }
+    if (needs_marker) {
+        out[n++] = '.';
+        out[n++] = '0';
+    }
+    json_put(e, out, n);
+}
+
+static int json_encode_value(json_encoder *e, int index);
+
+static int json_encode_array(json_encoder *e, int index, lua_Integer count)
+{
+    lua_State *L = e->L;
+    if (count == 0) {
+        json_put(e, "[]", 2);
+        return 0;
+    }
+    json_putc(e, '[');
+    for (lua_Integer i = 1; i <= count; i++) {
+        if (i > 1)
+            json_putc(e, ',');
+        json_newline(e, e->depth + 1);
+        lua_rawgeti(L, index, i);
+        e->path[e->depth++] = (json_segment){NULL, 0, i};
+        int rc = json_encode_value(e, lua_gettop(L));
+        e->depth--;
+        lua_pop(L, 1);
+        if (rc != 0)
+            return rc;
+    }
+    json_newline(e, e->depth);
+    json_putc(e, ']');
+    return 0;
+}
+
+static int json_member_cmp(const void *a, const void *b)
+{
+    const json_member *x = a;
+    const json_member *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->key, y->key, n);
+    if (c != 0)
+        return c;
+    return (x->len > y->len) - (x->len < y->len);
+}
+
+static int json_encode_object(json_encoder *e, int index, lua_Integer count)
+{
+    lua_State *L = e->L;
+    if (count == 0) {
+        json_put(e, "{}", 2);
+        return 0;
+    }
+    if ((uint64_t)count > SIZE_MAX / sizeof(json_member))
+        return json_encode_fail(e, "table too large");
+    int hint = count < INT_MAX ? (int)count : 0;
+    lua_createtable(L, hint, 0);
+    int keys = lua_gettop(L);
+    lua_createtable(L, hint, 0);
+    int values = keys + 1;
+    json_member *members = lua_newuserdatauv(L, (size_t)count * sizeof *members, 0);
+
+    lua_Integer n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, index)) {
+        if (n == count)
+            return json_encode_fail(e, "table changed while being encoded");
+        json_member *m = &members[n++];
+        lua_rawseti(L, values, n);
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            lua_pushvalue(L, -1);
+            m->from_integer = 0;
+        } else if (lua_isinteger(L, -1)) {
+            char digits[32];
+            snprintf(digits, sizeof digits, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, -1));
+            lua_pushstring(L, digits);
+            m->from_integer = 1;
+        } else {
+            char buf[64];
+            return json_encode_fail(e,
+                                    "cannot encode table key %s (keys must be strings or integers)",
+                                    json_describe_key(L, -1, buf, sizeof buf));
+        }
+        m->key = lua_tolstring(L, -1, &m->len);
+        m->slot = n;
+        lua_rawseti(L, keys, n);
+    }
+    if (n != count)
+        return json_encode_fail(e, "table changed while being encoded");
+
+    qsort(members, (size_t)count, sizeof *members, json_member_cmp);
+    for (lua_Integer i = 1; i < count; i++) {
+        if (json_member_cmp(&members[i - 1], &members[i]) == 0)
+            return json_encode_fail(e, "integer key and string key both encode as \"%.*s\"",
+                                    (int)(members[i].len > 40 ? 40 : members[i].len),
+                                    members[i].key);
+    }
+
+    json_putc(e, '{');
+    for (lua_Integer i = 0; i < count; i++) {
+        const json_member *m = &members[i];
+        if (i > 0)
+            json_putc(e, ',');
+        json_newline(e, e->depth + 1);
+        json_put_string(e, m->key, m->len);
+        if (e->indent > 0)
+            json_put(e, ": ", 2);
+        else
+            json_putc(e, ':');
+        lua_rawgeti(L, values, m->slot);
+        e->path[e->depth++] = (json_segment){m->key, m->len, 0};
+        int rc = json_encode_value(e, lua_gettop(L));
+        e->depth--;
+        lua_pop(L, 1);
+        if (rc != 0)
+            return rc;
+    }
+    json_newline(e, e->depth);
+    json_putc(e, '}');
+    lua_pop(L, 3);
+    return 0;
+}
+
+static int json_encode_table(json_encoder *e, int index)
+{
+    lua_State *L = e->L;
+    if (e->depth >= CM_JSON_MAX_DEPTH)
+        return json_encode_fail(e, "nesting deeper than %d levels", CM_JSON_MAX_DEPTH);
+    if (!lua_checkstack(L, JSON_STACK_PER_LEVEL))
+        return json_encode_fail(e, "Lua stack exhausted");
+
+    lua_pushvalue(L, index);
+    if (lua_rawget(L, e->visiting) != LUA_TNIL)
+        return json_encode_fail(e, "cycle: table contains itself");
+    lua_pop(L, 1);
+    lua_pushvalue(L, index);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, e->visiting);
+
+    int marked = 0;
+    if (lua_getmetatable(L, index)) {
+        marked = lua_rawequal(L, -1, e->array_mt);
+        lua_pop(L, 1);
+    }
+
+    /* A table is a sequence when all its keys are positive integers and the largest
+     * equals the count: distinct keys in 1..n, n of them, are exactly 1..n. */
+    lua_Integer count = 0;
+    lua_Integer largest = 0;
+    int sequence = 1;
+    char bad_key[64] = "";
+    lua_pushnil(L);
+    while (lua_next(L, index)) {
+        count++;
+        if (sequence) {
+            lua_Integer k = lua_isinteger(L, -2) ? lua_tointeger(L, -2) : 0;
+            if (k >= 1) {
+                if (k > largest)
+                    largest = k;
+            } else {
+                sequence = 0;
+                json_describe_key(L, -2, bad_key, sizeof bad_key);
+            }
+        }
+        lua_pop(L, 1);
+    }
+    if (sequence && largest != count)
+        sequence = 0;
+
+    int rc;
+    if (marked && !sequence) {
+        if (bad_key[0] != '\0')
+            return json_encode_fail(e, "array has key %s (arrays may only have keys 1..n)",
+                                    bad_key);
+        return json_encode_fail(e,
+                                "array has holes (" LUA_INTEGER_FMT
+                                " elements but largest index " LUA_INTEGER_FMT
+                                "; use json.null for null elements)",
+                                (LUAI_UACINT)count, (LUAI_UACINT)largest);
+    }
+    if (marked || (sequence && count > 0))
+        rc = json_encode_array(e, index, count);
+    else
+        rc = json_encode_object(e, index, count);
+    if (rc != 0)
+        return rc;
+
+    /* Only the current path is tracked: a table shared by two branches is not a cycle. */
+    lua_pushvalue(L, index);
+    lua_pushnil(L);
+    lua_rawset(L, e->visiting);
+    return 0;
+}
+
+static int json_encode_value(json_encoder *e, int index)
+{
+    lua_State *L = e->L;
+    switch (lua_type(L, index)) {
+    case LUA_TNIL:
+        json_put(e, "null", 4);
+        return 0;
+    case LUA_TBOOLEAN:
+        if (lua_toboolean(L, index))
+            json_put(e, "true", 4);
+        else
+            json_put(e, "false", 5);
+        return 0;
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, index)) {
+            char digits[32];
+            int n = snprintf(digits, sizeof digits, LUA_INTEGER_FMT,
+                             (LUAI_UACINT)lua_tointeger(L, index));
+            json_put(e, digits, (size_t)n);
+        } else {
+            json_put_float(e, (double)lua_tonumber(L, index));
+        }
+        return 0;
+    case LUA_TSTRING: {
+        size_t len;
+        const char *s = lua_tolstring(L, index, &len);
+        json_put_string(e, s, len);
+        return 0;
+    }
+    case LUA_TTABLE:
+        return json_encode_table(e, index);
+    case LUA_TLIGHTUSERDATA:
+        if (lua_touserdata(L, index) == cm_json_null) {
+            json_put(e, "null", 4);
+            return 0;
+        }
+        return json_encode_fail(e, "cannot encode a light userdata (only json.null is allowed)");
+    default:
+        return json_encode_fail(e, "cannot encode a %s", luaL_typename(L, index));
+    }
+}
+
+int cm_json_encode(lua_State *L, int index, int indent, const char *name, char *err, size_t errlen)
+{
+    json_encoder e;
+    e.L = L;
+    e.indent = indent;
+    e.depth = 0;
+    e.name = name != NULL ? name : "value";
+    e.err = err;
+    e.errlen = errlen;
+    if (indent < 0 || indent > CM_JSON_MAX_INDENT)
+        return json_encode_fail(&e, "indent must be between 0 and %d, got %d", CM_JSON_MAX_INDENT,
+                                indent);
+
+    index = lua_absindex(L, index);
+    int base = lua_gettop(L);
+    if (!lua_checkstack(L, JSON_STACK_PER_LEVEL))
+        return json_encode_fail(&e, "Lua stack exhausted");
+    json_push_array_mt(L);
+    e.array_mt = base + 1;
+    lua_newtable(L);
+    e.visiting = base + 2;
+    e.cap = 256;
+    e.len = 0;
+    e.buf = lua_newuserdatauv(L, e.cap, 0);
+    e.buf_slot = base + 3;
+
+    if (json_encode_value(&e, index) != 0) {
+        lua_settop(L, base);
+        return -1;
+    }
+    lua_pushlstring(L, e.buf, e.len);
+    lua_replace(L, base + 1);
+    lua_settop(L, base + 1);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Lua module "cephmark.json". */
+
+static int json_lua_array(lua_State *L)
+{
+    if (lua_isnoneornil(L, 1)) {
+        lua_settop(L, 0);
+        lua_newtable(L);
+    } else {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        lua_settop(L, 1);
+    }
+    if (lua_getmetatable(L, 1)) {
+        json_push_array_mt(L);
+        if (!lua_rawequal(L, -1, -2))
+            return luaL_argerror(L, 1,
+                                 "table already has a metatable (cannot mark it as a JSON array)");
+        lua_settop(L, 1);
+        return 1;
+    }
+    cm_json_mark_array(L, 1);
+    return 1;
+}
+
+static int json_lua_decode(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return luaL_typeerror(L, 1, "string");
+    size_t len;
+    const char *text = lua_tolstring(L, 1, &len);
+    char err[256];
+    if (cm_json_decode(L, text, len, err, sizeof err) != 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    return 1;
+}
+
+/* Reads encode's options table; unknown keys raise so that typos are not silently
+ * ignored. */
+static void json_lua_options(lua_State *L, int arg, int *indent, const char **name)
+{
+    if (lua_isnoneornil(L, arg))
+        return;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        lua_pop(L, 1);
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (key == NULL || (strcmp(key, "indent") != 0 && strcmp(key, "name") != 0)) {
+            char buf[64];
+            luaL_argerror(L, arg,
+                          lua_pushfstring(L, "unknown option %s (expected indent or name)",
+                                          json_describe_key(L, -1, buf, sizeof buf)));
+        }
+    }
+
+    lua_getfield(L, arg, "indent");
+    if (!lua_isnil(L, -1)) {
+        int isinteger = 0;
+        lua_Integer n = lua_tointegerx(L, -1, &isinteger);
+        if (!isinteger || n < 0 || n > CM_JSON_MAX_INDENT)
+            luaL_argerror(L, arg,
+                          lua_pushfstring(L, "indent must be an integer from 0 to %d, got %s",
+                                          CM_JSON_MAX_INDENT, luaL_tolstring(L, -1, NULL)));
+        *indent = (int)n;
+    }
+    lua_pop(L, 1);
+
+    lua_getfield(L, arg, "name");
+    if (!lua_isnil(L, -1)) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_argerror(
+                L, arg, lua_pushfstring(L, "name must be a string, got %s", luaL_typename(L, -1)));
+        *name = lua_tostring(L, -1);
+    }
+    /* name stays on the stack, anchored while it is used */
+}
+
+static int json_lua_encode(lua_State *L)
+{
+    int indent = 0;
+    const char *name = NULL;
+    luaL_checkany(L, 1);
+    json_lua_options(L, 2, &indent, &name);
+    char err[512];
+    if (cm_json_encode(L, 1, indent, name, err, sizeof err) != 0)
+        return luaL_error(L, "%s", err);
+    return 1;
+}
+
+int luaopen_cephmark_json(lua_State *L)
+{
+    static const luaL_Reg functions[] = {
+        {"array", json_lua_array},
+        {"decode", json_lua_decode},
+        {"encode", json_lua_encode},
+        {NULL, NULL},
+    };
+    luaL_newlib(L, functions);
+    cm_json_push_null(L);
+    lua_setfield(L, -2, "null");
+    return 1;
+}

@@ -1,0 +1,212 @@
+/* The Lua host: state creation, module registration, protected calls and error reporting. */
+#include "lstate.h"
+#include "exitcode.h"
+#include "registry.h"
+#include "stdlib_bundle.h"
+
+#include <lualib.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Error objects meant for the operator are tables tagged with this registry key, so the
+ * reporter can tell them from a script's own errors (which get a traceback). */
+static const char user_error_key[] = "cephmark.user_error";
+
+static int stdlib_entry_loader(lua_State *L)
+{
+    const struct cm_stdlib_entry *entry = lua_touserdata(L, lua_upvalueindex(1));
+    if (luaL_loadbufferx(L, entry->source, entry->size, entry->chunkname, "t") != LUA_OK)
+        return lua_error(L);
+    lua_pushstring(L, entry->module);
+    lua_pushstring(L, entry->chunkname + 1);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* A searcher placed before all others when a stdlib folder is given, so a developer's
+ * edited .lua file wins over the copy compiled into the binary. */
+static int stdlib_dir_searcher(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    const char *dir = lua_tostring(L, lua_upvalueindex(1));
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, dir);
+    luaL_addstring(&b, "/?.lua;");
+    luaL_addstring(&b, dir);
+    luaL_addstring(&b, "/?/init.lua");
+    luaL_pushresult(&b);
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "searchpath");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, -4);
+    lua_call(L, 2, 2);
+    if (lua_isnil(L, -2)) {
+        lua_pushfstring(L, "no stdlib override '%s' in %s", name, dir);
+        return 1;
+    }
+    const char *path = lua_tostring(L, -2);
+    if (luaL_loadfilex(L, path, "t") != LUA_OK)
+        return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path,
+                          lua_tostring(L, -1));
+    lua_pushstring(L, path);
+    return 2;
+}
+
+static void preload_modules(lua_State *L)
+{
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    for (const struct cm_c_module *m = cm_c_modules; m->name; m++) {
+        lua_pushcfunction(L, m->open);
+        lua_setfield(L, -2, m->name);
+    }
+    for (const struct cm_stdlib_entry *e = cm_stdlib_entries; e->module; e++) {
+        lua_pushlightuserdata(L, (void *)e);
+        lua_pushcclosure(L, stdlib_entry_loader, 1);
+        lua_setfield(L, -2, e->module);
+    }
+    lua_pop(L, 1);
+}
+
+static void install_stdlib_override(lua_State *L, const char *dir)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "searchers");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = n; i >= 1; i--) {
+        lua_rawgeti(L, -1, i);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushstring(L, dir);
+    lua_pushcclosure(L, stdlib_dir_searcher, 1);
+    lua_rawseti(L, -2, 1);
+    lua_pop(L, 2);
+}
+
+/* The scenario's own folder and -L folders come before LUA_PATH, so a team library next
+ * to the scenario is found first. */
+static void prepend_lua_path(lua_State *L, const char *dir)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s", dir, dir, lua_tostring(L, -1));
+    lua_setfield(L, -3, "path");
+    lua_pop(L, 2);
+}
+
+lua_State *cm_lua_new(const struct cm_lua_config *config)
+{
+    lua_State *L = luaL_newstate();
+    if (!L)
+        return NULL;
+    luaL_openlibs(L);
+    preload_modules(L);
+    const char *override = config->stdlib_dir;
+    if (!override || !*override)
+        override = getenv("CEPHMARK_STDLIB_DIR");
+    if (override && *override)
+        install_stdlib_override(L, override);
+    for (size_t i = config->n_lib_dirs; i > 0; i--)
+        prepend_lua_path(L, config->lib_dirs[i - 1]);
+    if (config->script_dir)
+        prepend_lua_path(L, config->script_dir);
+    return L;
+}
+
+void cm_lua_close(lua_State *L)
+{
+    if (L)
+        lua_close(L);
+}
+
+static int is_user_error(lua_State *L, int index)
+{
+    if (!lua_istable(L, index))
+        return 0;
+    int found = lua_getfield(L, index, user_error_key) != LUA_TNIL;
+    lua_pop(L, 1);
+    return found;
+}
+
+/* The message handler: operator-facing errors pass through untouched; anything else gets
+ * a traceback, as lua.c does. */
+static int traceback_handler(lua_State *L)
+{
+    if (is_user_error(L, 1))
+        return 1;
+    const char *message = lua_tostring(L, 1);
+    if (message == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            message = lua_tostring(L, -1);
+        else
+            message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, message, 1);
+    return 1;
+}
+
+int cm_lua_docall(lua_State *L, int nargs, int nresults)
+{
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, traceback_handler);
+    lua_insert(L, base);
+    int status = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    return status;
+}
+
+int cm_lua_report(lua_State *L, int status)
+{
+    if (status == LUA_OK)
+        return CM_EXIT_OK;
+    fflush(stdout);
+    if (is_user_error(L, -1)) {
+        lua_getfield(L, -1, "message");
+        lua_getfield(L, -2, "exit_code");
+        int code = (int)luaL_optinteger(L, -1, CM_EXIT_USAGE);
+        fprintf(stderr, "cephmark: %s\n", luaL_optstring(L, -2, "error"));
+        lua_pop(L, 3);
+        return code;
+    }
+    const char *message = lua_tostring(L, -1);
+    fprintf(stderr, "cephmark: %s\n", message ? message : "(error object is not a string)");
+    lua_pop(L, 1);
+    return CM_EXIT_USAGE;
+}
+
+static int user_error_tostring(lua_State *L)
+{
+    lua_getfield(L, 1, "message");
+    return 1;
+}
+
+void cm_push_user_error(lua_State *L, int exit_code, const char *message)
+{
+    lua_createtable(L, 0, 3);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, user_error_key);
+    lua_pushstring(L, message);
+    lua_setfield(L, -2, "message");
+    lua_pushinteger(L, exit_code);
+    lua_setfield(L, -2, "exit_code");
+    /* tostring(err) gives the message, so Lua code that prints a caught error reads well */
+    if (luaL_newmetatable(L, user_error_key)) {
+        lua_pushcfunction(L, user_error_tostring);
+        lua_setfield(L, -2, "__tostring");
+    }
+    lua_setmetatable(L, -2);
+}
+
+int cm_error_user(lua_State *L, int exit_code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *message = lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    cm_push_user_error(L, exit_code, message);
+    lua_error(L);
+    abort(); /* lua_error does not return */
+}

@@ -1,0 +1,342 @@
+/* cephmark's entry point: top-level command dispatch, `run` argument parsing, help and
+ * version. Commands other than `run` are stdlib modules (cephmark.cmd.<name>) called with
+ * their arguments, so most of the command line lives in readable Lua. */
+#include "exitcode.h"
+#include "interrupt.h"
+#include "lstate.h"
+
+#include <lualib.h>
+#include <rados/librados.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: cephmark <command> [options]\n"
+    "\n"
+    "Ceph benchmarks as Lua scenario scripts.\n"
+    "\n"
+    "commands:\n"
+    "  run SCRIPT [options]      run a scenario script (see `cephmark help run`)\n"
+    "  cluster up|down|status|env\n"
+    "                            a throwaway local Ceph cluster on loopback\n"
+    "  help [COMMAND]            show help for a command\n"
+    "\n"
+    "options:\n"
+    "  -h, --help                show this help\n"
+    "  -V, --version             show the cephmark, Lua and librados versions\n"
+    "\n"
+    "With no cluster configured (no -c, no CEPH_CONF, no /etc/ceph/ceph.conf), `run` uses the\n"
+    "local cluster, starting it if needed.\n";
+
+static const char run_usage_text[] =
+    "usage: cephmark run SCRIPT [options] [-- script arguments]\n"
+    "\n"
+    "Runs a scenario script in a Lua state where the cephmark stdlib and C modules are\n"
+    "available through require.\n"
+    "\n"
+    "options:\n"
+    "  -p, --param KEY=VALUE     set a scenario parameter (repeatable)\n"
+    "  --params FILE.yaml        read scenario parameters from a YAML file\n"
+    "  -c, --conf CONF           ceph.conf to use (default: $CEPH_CONF, /etc/ceph/ceph.conf,\n"
+    "                            else the local cluster)\n"
+    "  --id NAME                 client id, as in client.NAME (default: admin)\n"
+    "  -k, --keyring FILE        keyring (default: from the conf)\n"
+    "  --timeout SECONDS         connect and mon command timeout (default: 10)\n"
+    "  -o, --output DIR          results directory\n"
+    "  -L DIR                    add DIR to the folders require searches (repeatable)\n"
+    "  -h, --help                with SCRIPT: list the scenario's parameters\n"
+    "\n"
+    "exit codes: 0 success; 1 the benchmark ran but reported failed ops; 2 script error,\n"
+    "bad input or configuration error; 130 interrupted.\n";
+
+/* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
+static const char *const stdlib_commands[] = {"cluster", NULL};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "cephmark: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see `cephmark help run`)\n");
+    return CM_EXIT_USAGE;
+}
+
+static void print_version(void)
+{
+    int major, minor, extra;
+    rados_version(&major, &minor, &extra);
+    printf("cephmark %s (%s, librados %d.%d.%d)\n", CEPHMARK_VERSION, LUA_RELEASE, major, minor,
+           extra);
+}
+
+static int print_command_help(const char *command)
+{
+    if (command == NULL) {
+        fputs(usage_text, stdout);
+        return CM_EXIT_OK;
+    }
+    if (strcmp(command, "run") == 0) {
+        fputs(run_usage_text, stdout);
+        return CM_EXIT_OK;
+    }
+    for (const char *const *c = stdlib_commands; *c; c++)
+        if (strcmp(command, *c) == 0)
+            return -1; /* the stdlib command prints its own help */
+    fprintf(stderr, "cephmark: no help for unknown command '%s'\n", command);
+    return CM_EXIT_USAGE;
+}
+
+/* Runs `fn(arg)` where fn is field `function` of stdlib module `module`; the Lua code
+ * returns the exit code. */
+static int run_in_lua(lua_State *L, const char *module, const char *function)
+{
+    /* stack: argument table */
+    lua_getglobal(L, "require");
+    lua_pushstring(L, module);
+    int status = cm_lua_docall(L, 1, 1);
+    if (status != LUA_OK)
+        return cm_lua_report(L, status);
+    lua_getfield(L, -1, function);
+    lua_remove(L, -2);
+    lua_insert(L, -2);
+    status = cm_lua_docall(L, 1, 1);
+    if (status != LUA_OK)
+        return cm_lua_report(L, status);
+    int code = (int)luaL_optinteger(L, -1, CM_EXIT_OK);
+    lua_pop(L, 1);
+    return code;
+}
+
+static void set_string_field(lua_State *L, const char *key, const char *value)
+{
+    lua_pushstring(L, value);
+    lua_setfield(L, -2, key);
+}
+
+static void append_string(lua_State *L, const char *list, const char *value)
+{
+    lua_getfield(L, -1, list);
+    lua_pushstring(L, value);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+}
+
+/* Matches "-x VALUE", "--long VALUE" and "--long=VALUE"; returns the value or NULL. */
+static const char *option_value(int argc, char **argv, int *i, const char *short_name,
+                                const char *long_name, int *missing)
+{
+    const char *arg = argv[*i];
+    size_t long_len = long_name ? strlen(long_name) : 0;
+    if (long_name && strncmp(arg, long_name, long_len) == 0 && arg[long_len] == '=')
+        return arg + long_len + 1;
+    if ((short_name && strcmp(arg, short_name) == 0) ||
+        (long_name && strcmp(arg, long_name) == 0)) {
+        if (*i + 1 >= argc) {
+            *missing = 1;
+            return NULL;
+        }
+        return argv[++*i];
+    }
+    return NULL;
+}
+
+/* Parses `run`'s arguments into the options table on top of the stack. */
+static int parse_run_args(lua_State *L, int argc, char **argv, const char **script_dir_out)
+{
+    const char *script = NULL;
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_setfield(L, -2, "params");
+    lua_newtable(L);
+    lua_setfield(L, -2, "lib_dirs");
+    lua_newtable(L);
+    lua_setfield(L, -2, "args");
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value;
+        int missing = 0;
+        if (strcmp(arg, "--") == 0) {
+            for (i++; i < argc; i++)
+                append_string(L, "args", argv[i]);
+            break;
+        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, "help");
+        } else if ((value = option_value(argc, argv, &i, "-p", "--param", &missing))) {
+            if (strchr(value, '=') == NULL || value[0] == '=')
+                return usage_error("-p expects KEY=VALUE, got '%s'", value);
+            append_string(L, "params", value);
+        } else if ((value = option_value(argc, argv, &i, NULL, "--params", &missing))) {
+            set_string_field(L, "params_file", value);
+        } else if ((value = option_value(argc, argv, &i, "-c", "--conf", &missing))) {
+            set_string_field(L, "conf", value);
+        } else if ((value = option_value(argc, argv, &i, NULL, "--id", &missing))) {
+            set_string_field(L, "id", value);
+        } else if ((value = option_value(argc, argv, &i, "-k", "--keyring", &missing))) {
+            set_string_field(L, "keyring", value);
+        } else if ((value = option_value(argc, argv, &i, NULL, "--timeout", &missing))) {
+            char *end;
+            double seconds = strtod(value, &end);
+            if (*end != '\0' || !(seconds > 0))
+                return usage_error("--timeout expects a positive number of seconds, got '%s'",
+                                   value);
+            lua_pushnumber(L, seconds);
+            lua_setfield(L, -2, "timeout");
+        } else if ((value = option_value(argc, argv, &i, "-o", "--output", &missing))) {
+            set_string_field(L, "output", value);
+        } else if ((value = option_value(argc, argv, &i, "-L", NULL, &missing))) {
+            append_string(L, "lib_dirs", value);
+        } else if (missing) {
+            return usage_error("option %s needs a value", arg);
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return usage_error("unknown option '%s'", arg);
+        } else if (script == NULL) {
+            script = arg;
+            set_string_field(L, "script", arg);
+        } else {
+            append_string(L, "args", arg);
+        }
+    }
+    if (script == NULL) {
+        lua_getfield(L, -1, "help");
+        int help = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        if (help) {
+            fputs(run_usage_text, stdout);
+            return CM_EXIT_OK;
+        }
+        fprintf(stderr, "cephmark: run needs a SCRIPT (see `cephmark help run`)\n");
+        return CM_EXIT_USAGE;
+    }
+    const char *slash = strrchr(script, '/');
+    if (slash == NULL)
+        lua_pushliteral(L, ".");
+    else if (slash == script)
+        lua_pushliteral(L, "/");
+    else
+        lua_pushlstring(L, script, (size_t)(slash - script));
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "script_dir");
+    *script_dir_out = lua_tostring(L, -1); /* stays alive: the options table holds it */
+    lua_pop(L, 1);
+    return -1;
+}
+
+static int command_run(int argc, char **argv)
+{
+    /* The options are parsed into a scratch state first, since the real state's require
+     * path depends on them (script folder, -L). */
+    lua_State *scratch = luaL_newstate();
+    if (!scratch) {
+        fprintf(stderr, "cephmark: out of memory\n");
+        return CM_EXIT_USAGE;
+    }
+    const char *script_dir = NULL;
+    int code = parse_run_args(scratch, argc, argv, &script_dir);
+    if (code >= 0) {
+        lua_close(scratch);
+        return code;
+    }
+    const char *lib_dirs[64];
+    size_t n_lib_dirs = 0;
+    lua_getfield(scratch, -1, "lib_dirs");
+    for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(scratch, -1) && n_lib_dirs < 64; i++) {
+        lua_rawgeti(scratch, -1, i);
+        lib_dirs[n_lib_dirs++] = lua_tostring(scratch, -1);
+        lua_pop(scratch, 1); /* the string stays alive in the table */
+    }
+    lua_pop(scratch, 1);
+
+    struct cm_lua_config config = {
+        .script_dir = script_dir, .lib_dirs = lib_dirs, .n_lib_dirs = n_lib_dirs};
+    lua_State *L = cm_lua_new(&config);
+    if (!L) {
+        lua_close(scratch);
+        fprintf(stderr, "cephmark: cannot create the Lua state\n");
+        return CM_EXIT_USAGE;
+    }
+    /* copy the options table across states: flat strings, numbers, booleans, string lists */
+    lua_newtable(L);
+    lua_pushnil(scratch);
+    while (lua_next(scratch, -2)) {
+        const char *key = lua_tostring(scratch, -2);
+        if (lua_istable(scratch, -1)) {
+            lua_newtable(L);
+            for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(scratch, -1); i++) {
+                lua_rawgeti(scratch, -1, i);
+                lua_pushstring(L, lua_tostring(scratch, -1));
+                lua_rawseti(L, -2, i);
+                lua_pop(scratch, 1);
+            }
+        } else if (lua_type(scratch, -1) == LUA_TNUMBER) {
+            lua_pushnumber(L, lua_tonumber(scratch, -1));
+        } else if (lua_type(scratch, -1) == LUA_TBOOLEAN) {
+            lua_pushboolean(L, lua_toboolean(scratch, -1));
+        } else {
+            lua_pushstring(L, lua_tostring(scratch, -1));
+        }
+        lua_setfield(L, -2, key);
+        lua_pop(scratch, 1);
+    }
+    lua_close(scratch);
+
+    cm_interrupt_install(L);
+    code = run_in_lua(L, "cephmark.run", "main");
+    cm_interrupt_uninstall();
+    cm_lua_close(L);
+    return code;
+}
+
+static int command_stdlib(const char *command, int argc, char **argv)
+{
+    struct cm_lua_config config = {0};
+    lua_State *L = cm_lua_new(&config);
+    if (!L) {
+        fprintf(stderr, "cephmark: cannot create the Lua state\n");
+        return CM_EXIT_USAGE;
+    }
+    lua_createtable(L, argc, 0);
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    char module[128];
+    snprintf(module, sizeof module, "cephmark.cmd.%s", command);
+    for (char *c = module; *c; c++)
+        if (*c == '-')
+            *c = '_';
+    cm_interrupt_install(L);
+    int code = run_in_lua(L, module, "main");
+    cm_interrupt_uninstall();
+    cm_lua_close(L);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return CM_EXIT_USAGE;
+    }
+    const char *command = argv[1];
+    if (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0)
+        return print_command_help(NULL);
+    if (strcmp(command, "-V") == 0 || strcmp(command, "--version") == 0) {
+        print_version();
+        return CM_EXIT_OK;
+    }
+    if (strcmp(command, "help") == 0) {
+        int code = print_command_help(argc > 2 ? argv[2] : NULL);
+        if (code >= 0)
+            return code;
+        char *help_argv[] = {"--help"};
+        return command_stdlib(argv[2], 1, help_argv);
+    }
+    if (strcmp(command, "run") == 0)
+        return command_run(argc - 2, argv + 2);
+    for (const char *const *c = stdlib_commands; *c; c++)
+        if (strcmp(command, *c) == 0)
+            return command_stdlib(command, argc - 2, argv + 2);
+    fprintf(stderr, "cephmark: unknown command '%s' (see `cephmark --help`)\n", command);
+    return CM_EXIT_USAGE;
+}

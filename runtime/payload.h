@@ -1,0 +1,130 @@
+/* Write payloads and read verification: each op buffer is a fixed 128-byte header (object,
+ * offset, sequence, run id, crc32c of the body) followed by incompressible pseudo-random bytes
+ * copied from a per-run pattern, so generation costs a memcpy and verification one crc32c pass.
+ *
+ * Header layout (all integers little-endian; CM_PAYLOAD_HEADER_SIZE bytes):
+ *     0  u32  magic        "CMPL" (0x4C504D43)
+ *     4  u16  version      CM_PAYLOAD_VERSION
+ *     6  u16  header_len   CM_PAYLOAD_HEADER_SIZE
+ *     8  u64  run_id
+ *    16  u64  sequence     the writer's op sequence number
+ *    24  u64  offset       object offset of the op, i.e. of this header
+ *    32  u64  body_len     bytes following the header
+ *    40  u32  body_crc     crc32c of the body
+ *    44  u32  header_crc   crc32c of these 128 bytes with header_crc taken as zero
+ *    48  u32  name_crc     crc32c of the full object name
+ *    52  u16  name_len     full object name length (saturates at 65535)
+ *    54  u16  reserved     zero
+ *    56  u8[72] name       the name's first 72 bytes, zero-padded
+ * Names longer than 72 bytes keep their prefix; together with name_len and name_crc the full
+ * name is still checked, and decoding shows the prefix with "...".
+ *
+ * The body is a window of the pattern (a per-seed buffer of max_block + 1 MiB xoshiro256**
+ * bytes) starting at an offset hashed from (object, offset, sequence), wrapping around the end.
+ * Two ops share a body only when their windows collide (about 1 in a million with the 1 MiB of
+ * slack), and every body is random data that no compressor can shrink.
+ * The header must lead each op buffer, so the body cannot be a pointer into the pattern; it is
+ * copied, and its crc32c computed on the copy while it is still in cache.
+ *
+ * Ops shorter than the header (including 0 bytes) carry no header: they are a pattern window
+ * chosen by (run id, object, offset), without the sequence, and verification regenerates and
+ * compares it. Such data can only be verified by a reader using the writer's seed and run id,
+ * and reading back exactly that op.
+ *
+ * A cm_payload is immutable after cm_payload_new, so one may be shared by all threads. */
+#ifndef CEPHMARK_PAYLOAD_H
+#define CEPHMARK_PAYLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CM_PAYLOAD_MAGIC       0x4C504D43u
+#define CM_PAYLOAD_VERSION     1
+#define CM_PAYLOAD_HEADER_SIZE 128
+#define CM_PAYLOAD_NAME_MAX    72
+
+typedef struct cm_payload cm_payload;
+
+/* seed selects the pattern, so two runs with different seeds write different data. max_block is
+ * the largest op the caller expects; larger ops still work, but their bodies repeat after
+ * max_block + 1 MiB bytes. Returns NULL if out of memory. */
+cm_payload *cm_payload_new(uint64_t seed, size_t max_block);
+void cm_payload_free(cm_payload *p);
+
+/* Writes one op of len bytes to buf: header + body, or pattern bytes only when
+ * len < CM_PAYLOAD_HEADER_SIZE. object is a NUL-terminated name (NULL means ""). */
+void cm_payload_fill(const cm_payload *p, unsigned char *buf, size_t len, const char *object,
+                     uint64_t offset, uint64_t sequence, uint64_t run_id);
+
+typedef enum cm_payload_error_kind {
+    CM_PAYLOAD_OK = 0,
+    CM_PAYLOAD_ERR_BAD_MAGIC,     /* not a payload header: garbage, zeros, misaligned read */
+    CM_PAYLOAD_ERR_HEADER_CRC,    /* the header itself is corrupt */
+    CM_PAYLOAD_ERR_BAD_VERSION,   /* intact header of another format version or size */
+    CM_PAYLOAD_ERR_RUN_ID,        /* intact header from another run: stale data */
+    CM_PAYLOAD_ERR_OBJECT,        /* intact header naming another object: misplaced data */
+    CM_PAYLOAD_ERR_OFFSET,        /* intact header for another offset: misplaced data */
+    CM_PAYLOAD_ERR_LENGTH,        /* the buffer ends before the body the header announces */
+    CM_PAYLOAD_ERR_BODY_CRC,      /* body corrupt */
+    CM_PAYLOAD_ERR_SHORT_CONTENT, /* a headerless short op differs from what was written */
+} cm_payload_error_kind;
+
+typedef struct cm_payload_error {
+    cm_payload_error_kind kind;
+    uint64_t offset;   /* object offset of the op that failed */
+    uint64_t sequence; /* from its header, when has_sequence */
+    int has_sequence;
+    /* e.g. "object foo offset 4096 (seq 17): body crc32c 0x1234abcd != header 0x89abcdef" */
+    char message[320];
+} cm_payload_error;
+
+/* Relaxations for cm_payload_verify; 0 checks everything. Not verifying at all is simply not
+ * calling it. */
+enum {
+    /* Check headers only, skipping the crc32c pass over bodies. */
+    CM_PAYLOAD_VERIFY_SKIP_BODY = 1u << 0,
+    /* Accept data written by any run (e.g. objects prefilled earlier); headerless short ops
+     * cannot be checked then, since their content depends on the run id. */
+    CM_PAYLOAD_VERIFY_ANY_RUN = 1u << 1,
+};
+
+/* Checks that buf (len bytes read from object at offset) holds what cm_payload_fill wrote
+ * there. The sequence is not needed: it is read from the header and reported. buf may hold
+ * several consecutive ops (one large read over data written in smaller blocks): they are
+ * walked using each header's body_len, and a trailing part shorter than a header is checked
+ * as a short op. Returns CM_PAYLOAD_OK (0) or the kind of the first problem, also stored with
+ * a message in *err when err is not NULL. Bodies are checked against their header's crc32c
+ * only, so verifying does not depend on the seed except for short ops. */
+cm_payload_error_kind cm_payload_verify(const cm_payload *p, const unsigned char *buf, size_t len,
+                                        const char *object, uint64_t offset, uint64_t run_id,
+                                        unsigned flags, cm_payload_error *err);
+
+/* Short stable name of a kind ("ok", "bad_magic", "header_crc", "bad_version", "run_id",
+ * "object", "offset", "length", "body_crc", "short_content") for reports. */
+const char *cm_payload_error_kind_name(cm_payload_error_kind kind);
+
+typedef struct cm_payload_header {
+    uint16_t version;
+    uint16_t header_len;
+    uint64_t run_id;
+    uint64_t sequence;
+    uint64_t offset;
+    uint64_t body_len;
+    uint32_t body_crc;
+    uint32_t header_crc;
+    uint32_t name_crc;
+    uint16_t name_len;                    /* full length, may exceed the stored prefix */
+    char object[CM_PAYLOAD_NAME_MAX + 1]; /* stored prefix, NUL-terminated */
+    int name_truncated;
+} cm_payload_header;
+
+/* Decodes the header at the start of buf, for debugging and tools: CM_PAYLOAD_OK, or
+ * CM_PAYLOAD_ERR_LENGTH (len < header), CM_PAYLOAD_ERR_BAD_MAGIC, CM_PAYLOAD_ERR_BAD_VERSION or
+ * CM_PAYLOAD_ERR_HEADER_CRC; h is filled in from the raw bytes in every case but the first. */
+cm_payload_error_kind cm_payload_decode(const unsigned char *buf, size_t len, cm_payload_header *h);
+
+/* One-line description of the header at the start of buf, e.g. "object foo offset 0 seq 3
+ * run 0x2a body 4096 crc32c 0x12345678", or why there is none. Returns out. */
+char *cm_payload_describe(const unsigned char *buf, size_t len, char *out, size_t out_size);
+
+#endif

@@ -1,0 +1,23 @@
+/* The null target: ops that move no data and complete after a configurable delay (fixed,
+ * uniform random or none). It measures the engine itself and lets engine tests run
+ * without a cluster; it does not stand in for Ceph. */
+#ifndef CEPHMARK_TARGET_NULL_H
+#define CEPHMARK_TARGET_NULL_H
+
+#include "engine.h"
+
+struct cm_null_target;
+
+struct cm_null_config {
+    uint64_t delay_ns;     /* fixed delay, or the low end of a random delay */
+    uint64_t delay_max_ns; /* > delay_ns: uniform random delay in [delay_ns, delay_max_ns] */
+    uint64_t block_size;   /* bytes each op pretends to move (for bandwidth figures) */
+    uint64_t seed;
+};
+
+extern const struct cm_target_ops cm_null_target_ops;
+
+struct cm_null_target *cm_null_target_new(const struct cm_null_config *config, unsigned depth);
+void cm_null_target_free(struct cm_null_target *target);
+
+#endif
