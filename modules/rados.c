@@ -2,14 +2,20 @@
  * librados, and mon commands returning parsed JSON. Pool policy (create, delete, EC
  * profiles, placement checks) is written in Lua in stdlib/cephmark/rados/pools.lua and
  * installed on the cluster type when this module loads. */
+#include "engine_lua.h"
+#include "interrupt.h"
 #include "lstate.h"
+#include "rados_bench.h"
 #include "rados_client.h"
 #include "registry.h"
+#include "units.h"
 
 #include <errno.h>
 #include <lauxlib.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CLUSTER_TYPE "cephmark.rados.cluster"
 #define POOL_TYPE    "cephmark.rados.pool"
@@ -103,6 +109,7 @@ static int rados_lua_connect(lua_State *L)
     /* work on a copy: defaults get filled in, and the caller's table stays untouched */
     if (!lua_isnoneornil(L, 1))
         luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
     lua_newtable(L);
     if (lua_istable(L, 1)) {
         lua_pushnil(L);
@@ -457,6 +464,213 @@ static int pool_objects(lua_State *L)
     return 1;
 }
 
+/* The largest object the OSDs accept, as the monitors' config says (osd_max_object_size);
+ * falls back to the client's view of the option. 0 when unknown. */
+static uint64_t cluster_max_object_size(lua_State *L, int pool_index)
+{
+    uint64_t size = 0;
+    lua_getiuservalue(L, pool_index, 1);
+    struct cluster_handle *cluster = luaL_testudata(L, -1, CLUSTER_TYPE);
+    lua_pop(L, 1);
+    if (!cluster || !cluster->cluster)
+        return 0;
+    const char *cmd[] = {
+        "{\"prefix\":\"config get\",\"who\":\"osd\",\"key\":\"osd_max_object_size\"}"};
+    char *out = NULL, *status = NULL;
+    size_t out_len = 0, status_len = 0;
+    if (rados_mon_command(cluster->cluster, cmd, 1, "", 0, &out, &out_len, &status, &status_len) >=
+            0 &&
+        out_len > 0 && out_len < 64) {
+        char text[64];
+        memcpy(text, out, out_len);
+        text[out_len] = '\0';
+        size = strtoull(text, NULL, 10);
+    }
+    rados_buffer_free(out);
+    rados_buffer_free(status);
+    if (size == 0) {
+        char value[64];
+        if (rados_conf_get(cluster->cluster, "osd_max_object_size", value, sizeof value) == 0)
+            size = strtoull(value, NULL, 10);
+    }
+    return size;
+}
+
+static void default_prefix(char *out, size_t n)
+{
+    char host[64] = "localhost";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    snprintf(out, n, "benchmark_data_%s_%d", host, (int)getpid());
+}
+
+/* Lists the pool's objects whose names start with `prefix`, for cleanup without metadata.
+ * The names are kept in a Lua table (at the top of the stack) and an array of pointers. */
+static int collect_names(lua_State *L, rados_ioctx_t io, const char *prefix, char ***names_out,
+                         size_t *n_out)
+{
+    size_t prefix_len = strlen(prefix);
+    rados_list_ctx_t list;
+    int rc = rados_nobjects_list_open(io, &list);
+    if (rc < 0)
+        return rc;
+    lua_newtable(L);
+    size_t n = 0;
+    const char *entry, *key, *nspace;
+    while ((rc = rados_nobjects_list_next(list, &entry, &key, &nspace)) == 0) {
+        if (strncmp(entry, prefix, prefix_len) != 0 || (nspace && *nspace))
+            continue;
+        lua_pushstring(L, entry);
+        lua_rawseti(L, -2, (lua_Integer)++n);
+    }
+    rados_nobjects_list_close(list);
+    if (rc != -ENOENT)
+        return rc;
+    char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -2, (lua_Integer)i + 1);
+        names[i] = (char *)lua_tostring(L, -1);
+        lua_pop(L, 1); /* the table keeps each name alive */
+    }
+    lua_setfield(L, -2, "pointers"); /* keep the array alive with the table */
+    *names_out = names;
+    *n_out = n;
+    return 0;
+}
+
+/* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
+ *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, on_second=}
+ *   -> result table (raises on misuse and when the run cannot start) */
+static int pool_bench(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    static const char *const op_names[] = {"write", "seq", "rand", "cleanup", NULL};
+    const char *op_name = cm_lua_opt_string(L, 2, "op", "write", "bench");
+    int op = -1;
+    for (int i = 0; op_names[i]; i++)
+        if (strcmp(op_name, op_names[i]) == 0)
+            op = i;
+    if (op < 0)
+        return luaL_error(L, "bench: unknown op '%s' (expected write, seq, rand or cleanup)",
+                          op_name);
+    const char *run_name =
+        cm_lua_opt_string(L, 2, "run_name", "cephmark_bench_last_metadata", "bench");
+    const char *prefix = cm_lua_opt_string(L, 2, "prefix", NULL, "bench");
+    int verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
+    struct cm_rados_run_meta meta = {0};
+    char error[512];
+    char **names = NULL;
+    size_t n_names = 0;
+
+    if (op == CM_RADOS_WRITE) {
+        meta.block_size = cm_lua_opt_size(L, 2, "block_size", 4 << 20, "bench");
+        meta.object_size = cm_lua_opt_size(L, 2, "object_size", meta.block_size, "bench");
+        if (meta.block_size == 0)
+            return luaL_error(L, "bench: block_size must be at least 1 byte");
+        if (meta.block_size > meta.object_size)
+            return luaL_error(L, "bench: block_size (%I) is larger than object_size (%I)",
+                              (lua_Integer)meta.block_size, (lua_Integer)meta.object_size);
+        if (meta.object_size % meta.block_size != 0)
+            return luaL_error(L, "bench: object_size (%I) must be a multiple of block_size (%I)",
+                              (lua_Integer)meta.object_size, (lua_Integer)meta.block_size);
+        uint64_t max_object = cluster_max_object_size(L, 1);
+        if (max_object && meta.object_size > max_object) {
+            char limit[32];
+            cm_format_size(max_object, limit, sizeof limit);
+            return luaL_error(
+                L, "bench: object_size %I is above the cluster's osd_max_object_size (%s)",
+                (lua_Integer)meta.object_size, limit);
+        }
+        if (prefix)
+            snprintf(meta.prefix, sizeof meta.prefix, "%s", prefix);
+        else
+            default_prefix(meta.prefix, sizeof meta.prefix);
+        meta.run_id = cm_rados_new_run_id();
+        gethostname(meta.host, sizeof meta.host - 1);
+        meta.pid = getpid();
+    } else {
+        int rc = cm_rados_meta_read(pool->ioctx, run_name, &meta, error, sizeof error);
+        if (rc == -ENOENT && op == CM_RADOS_REMOVE) {
+            /* an interrupted run left no metadata: remove by prefix */
+            const char *by = prefix ? prefix : "benchmark_data_";
+            rc = collect_names(L, pool->ioctx, by, &names, &n_names);
+            if (rc < 0)
+                return luaL_error(L, "bench: cannot list objects: %s", strerror(-rc));
+            lua_setfield(L, 2, "__names"); /* keep the names alive during the run */
+            snprintf(meta.prefix, sizeof meta.prefix, "%s", by);
+        } else if (rc < 0) {
+            cm_push_user_error(L, 2, error);
+            return lua_error(L);
+        }
+    }
+
+    struct cm_engine_config config;
+    struct cm_engine_lua bridge;
+    double default_seconds = op == CM_RADOS_WRITE || op == CM_RADOS_RAND ? 10 : 0;
+    if (op == CM_RADOS_REMOVE && lua_getfield(L, 2, "threads") == LUA_TNIL) {
+        lua_pushinteger(L, 64); /* cleanup: many removes in flight */
+        lua_setfield(L, 2, "threads");
+    }
+    if (op == CM_RADOS_REMOVE)
+        lua_pop(L, 1);
+    cm_engine_lua_config(L, 2, "bench", default_seconds, &config, &bridge);
+
+    struct cm_rados_bench *bench = lua_newuserdatauv(L, sizeof *bench, 0);
+    int rc = cm_rados_bench_init(bench, pool->ioctx, (enum cm_rados_bench_op)op, &meta, verify,
+                                 error, sizeof error);
+    if (rc < 0) {
+        cm_engine_lua_finish(&bridge);
+        cm_push_user_error(L, 2, error);
+        return lua_error(L);
+    }
+    bench->names = names;
+    bench->n_names = n_names;
+
+    struct cm_engine_result result;
+    rc = cm_engine_run(&config, &cm_rados_bench_ops, bench, &result);
+    cm_rados_bench_fini(bench);
+    if (rc < 0) {
+        cm_engine_lua_finish(&bridge);
+        return luaL_error(L, "bench: cannot start: %s", strerror(-rc));
+    }
+    int meta_rc = 0;
+    if (op == CM_RADOS_WRITE) {
+        meta.blocks = result.started;
+        uint64_t per_object = meta.object_size / meta.block_size;
+        meta.objects = (meta.blocks + per_object - 1) / per_object;
+        meta_rc = cm_rados_meta_write(pool->ioctx, run_name, &meta);
+    } else if (op == CM_RADOS_REMOVE && !names && result.errors == 0 && !result.interrupted) {
+        meta_rc = rados_remove(pool->ioctx, run_name);
+    }
+    cm_engine_lua_push_result(L, &result, &config);
+    cm_engine_result_free(&result);
+    lua_pushstring(L, op_name);
+    lua_setfield(L, -2, "op");
+    lua_pushstring(L, run_name);
+    lua_setfield(L, -2, "run_name");
+    lua_pushstring(L, meta.prefix);
+    lua_setfield(L, -2, "prefix");
+    lua_pushinteger(L, (lua_Integer)meta.block_size);
+    lua_setfield(L, -2, "block_size");
+    lua_pushinteger(L, (lua_Integer)meta.object_size);
+    lua_setfield(L, -2, "object_size");
+    lua_pushinteger(L, (lua_Integer)(names ? n_names : meta.objects));
+    lua_setfield(L, -2, "objects");
+    if (meta_rc < 0) {
+        lua_pushfstring(L, "run metadata '%s': %s", run_name, strerror(-meta_rc));
+        lua_setfield(L, -2, "metadata_error");
+    }
+    lua_createtable(L, (int)bench->n_verify_errors, 0);
+    for (unsigned i = 0; i < bench->n_verify_errors; i++) {
+        lua_pushstring(L, bench->verify_errors[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "verify_errors");
+    cm_engine_lua_finish(&bridge);
+    return 1;
+}
+
 static void build_metatable(lua_State *L, const char *name, const luaL_Reg *methods,
                             lua_CFunction close, lua_CFunction tostring)
 {
@@ -484,6 +698,7 @@ int luaopen_cephmark_rados(lua_State *L)
         {NULL, NULL},
     };
     static const luaL_Reg pool_methods[] = {
+        {"bench", pool_bench},
         {"close", pool_close},
         {"name", pool_name},
         {"objects", pool_objects},

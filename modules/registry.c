@@ -3,6 +3,7 @@
 
 const struct cm_c_module cm_c_modules[] = {
     {"cephmark.json", luaopen_cephmark_json},
+    {"cephmark.null", luaopen_cephmark_null},
     {"cephmark.rados", luaopen_cephmark_rados},
     {"cephmark.sys", luaopen_cephmark_sys},
     {NULL, NULL},

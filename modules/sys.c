@@ -5,6 +5,7 @@
 #include "interrupt.h"
 #include "lstate.h"
 #include "registry.h"
+#include "units.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -665,6 +666,51 @@ static int sys_error_info(lua_State *L)
     return 3;
 }
 
+/* sys.parse_size("4K") -> 4096 | nil, message ; integers pass through */
+static int sys_parse_size(lua_State *L)
+{
+    if (lua_isinteger(L, 1) && lua_tointeger(L, 1) >= 0) {
+        lua_settop(L, 1);
+        return 1;
+    }
+    uint64_t bytes;
+    char error[256];
+    if (cm_parse_size(luaL_checkstring(L, 1), &bytes, error, sizeof error) < 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, error);
+        return 2;
+    }
+    lua_pushinteger(L, (lua_Integer)bytes);
+    return 1;
+}
+
+/* sys.parse_duration("500ms") -> 0.5 | nil, message ; numbers pass through */
+static int sys_parse_duration(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TNUMBER && lua_tonumber(L, 1) >= 0) {
+        lua_settop(L, 1);
+        return 1;
+    }
+    double seconds;
+    char error[256];
+    if (cm_parse_duration(luaL_checkstring(L, 1), &seconds, error, sizeof error) < 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, error);
+        return 2;
+    }
+    lua_pushnumber(L, seconds);
+    return 1;
+}
+
+/* sys.format_size(bytes) -> "4 MiB" */
+static int sys_format_size(lua_State *L)
+{
+    char text[32];
+    cm_format_size((uint64_t)luaL_checkinteger(L, 1), text, sizeof text);
+    lua_pushstring(L, text);
+    return 1;
+}
+
 int luaopen_cephmark_sys(lua_State *L)
 {
     static const luaL_Reg functions[] = {
@@ -672,6 +718,7 @@ int luaopen_cephmark_sys(lua_State *L)
         {"cpu_times", sys_cpu_times},
         {"error_info", sys_error_info},
         {"fail", sys_fail},
+        {"format_size", sys_format_size},
         {"free_port", sys_free_port},
         {"geteuid", sys_geteuid},
         {"getpid", sys_getpid},
@@ -682,6 +729,8 @@ int luaopen_cephmark_sys(lua_State *L)
         {"list_dir", sys_list_dir},
         {"mkdir", sys_mkdir},
         {"monotonic", sys_monotonic},
+        {"parse_duration", sys_parse_duration},
+        {"parse_size", sys_parse_size},
         {"port_open", sys_port_open},
         {"read_file", sys_read_file},
         {"realpath", sys_realpath},

@@ -349,6 +349,12 @@ static void summarize_series(struct cm_engine_result *result)
         sum_iops2 += s->iops * s->iops;
         n++;
     }
+    if (n == 0 && result->series_len > 0) {
+        /* a run shorter than a second: its one partial second stands for the run */
+        const struct cm_engine_second *s = &result->series[result->series_len - 1];
+        result->bandwidth_min = result->bandwidth_max = s->cur_mib_s;
+        result->iops_min = result->iops_max = s->iops;
+    }
     if (n > 1) {
         double mean_bw = sum_bw / (double)n, mean_iops = sum_iops / (double)n;
         result->bandwidth_stddev =

@@ -20,6 +20,10 @@ static const char usage_text[] =
     "  run SCRIPT [options]      run a scenario script (see `cephmark help run`)\n"
     "  cluster up|down|status|env\n"
     "                            a throwaway local Ceph cluster on loopback\n"
+    "  rados-bench -p POOL SECONDS write|seq|rand [options]\n"
+    "                            a drop-in for `rados bench`, with percentiles\n"
+    "  rados-cleanup -p POOL [--run-name NAME] [--prefix PREFIX]\n"
+    "                            remove a benchmark run's objects, like `rados cleanup`\n"
     "  help [COMMAND]            show help for a command\n"
     "\n"
     "options:\n"
@@ -51,7 +55,7 @@ static const char run_usage_text[] =
     "bad input or configuration error; 130 interrupted.\n";
 
 /* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
-static const char *const stdlib_commands[] = {"cluster", NULL};
+static const char *const stdlib_commands[] = {"cluster", "rados-bench", "rados-cleanup", NULL};
 
 static int usage_error(const char *fmt, const char *arg)
 {

@@ -6,48 +6,6 @@ local sys = require "cephmark.sys"
 
 local M = {}
 
--- Where the cluster configuration comes from, in the order librados itself looks.
-local function configured_conf(opts)
-  if opts.conf then return opts.conf, "-c" end
-  local env = os.getenv("CEPH_CONF")
-  if env and env ~= "" then return env, "CEPH_CONF" end
-  if sys.stat("/etc/ceph/ceph.conf") then return "/etc/ceph/ceph.conf", "/etc/ceph/ceph.conf" end
-  return nil
-end
-
--- The connection defaults every rados.connect{} call starts from. With no cluster
--- configured, the local throwaway cluster is started on first use, not before, so a
--- script that never connects (a null-target test) never starts daemons.
-local function install_connection_defaults(opts)
-  local rados = require "cephmark.rados"
-  local defaults = { id = opts.id, keyring = opts.keyring, timeout = opts.timeout }
-  local conf, source = configured_conf(opts)
-  if conf then
-    if not sys.stat(conf) then
-      sys.fail(string.format("the cluster configuration %s (from %s) does not exist", conf, source))
-    end
-    defaults.conf = conf
-    rados.defaults = defaults
-    return
-  end
-  local resolved = false
-  rados.defaults = setmetatable(defaults, {
-    __index = function(t, key)
-      if resolved or (key ~= "conf" and key ~= "keyring") then return nil end
-      resolved = true
-      local cluster = require "cephmark.cluster"
-      io.stderr:write(string.format(
-        "cephmark: no cluster configured (no -c, CEPH_CONF or /etc/ceph/ceph.conf); using the local cluster in %s\n",
-        cluster.default_dir()))
-      local info = cluster.up { quiet = true }
-      rawset(t, "conf", info.conf)
-      if not rawget(t, "keyring") then rawset(t, "keyring", info.keyring) end
-      sys.setenv("CEPH_CONF", info.conf)
-      return rawget(t, key)
-    end,
-  })
-end
-
 local function parse_cli_params(list)
   local params = {}
   for _, item in ipairs(list or {}) do
@@ -68,7 +26,7 @@ local function exit_code_for(result)
 end
 
 function M.main(opts)
-  install_connection_defaults(opts)
+  require("cephmark.connection").configure(opts)
   local script = opts.script
   local st = sys.stat(script)
   if not st then

@@ -1,0 +1,284 @@
+/* The rados target of the op engine; see rados_bench.h. librados completes ops on its
+ * finisher thread, where the callback only hands the op to the engine; releasing the
+ * completion and verifying data happen on the engine's loop thread. */
+#include "rados_bench.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+struct bench_slot {
+    rados_completion_t completion;
+    unsigned char *buffer;
+    uint64_t offset;
+    char object[160];
+};
+
+uint64_t cm_rados_new_run_id(void)
+{
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof id, 0) != sizeof id)
+        id = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    return id ? id : 1;
+}
+
+static uint64_t blocks_per_object(const struct cm_rados_run_meta *meta)
+{
+    return meta->object_size / meta->block_size;
+}
+
+static void object_name(const struct cm_rados_bench *bench, uint64_t object, char *out, size_t n)
+{
+    snprintf(out, n, "%s_object%" PRIu64, bench->meta.prefix, object);
+}
+
+static int bench_slot_init(void *self, struct cm_op *op)
+{
+    struct cm_rados_bench *bench = self;
+    struct bench_slot *slot = calloc(1, sizeof *slot);
+    if (!slot)
+        return -ENOMEM;
+    if (bench->op != CM_RADOS_REMOVE) {
+        slot->buffer = aligned_alloc(4096, (bench->meta.block_size + 4095) / 4096 * 4096);
+        if (!slot->buffer) {
+            free(slot);
+            return -ENOMEM;
+        }
+    }
+    op->target_slot = slot;
+    return 0;
+}
+
+static void bench_slot_fini(void *self, struct cm_op *op)
+{
+    (void)self;
+    struct bench_slot *slot = op->target_slot;
+    if (slot) {
+        free(slot->buffer);
+        free(slot);
+        op->target_slot = NULL;
+    }
+}
+
+/* librados's finisher thread: nothing but hand-over (see engine.h). */
+static void bench_completed(rados_completion_t completion, void *arg)
+{
+    cm_engine_complete(arg, rados_aio_get_return_value(completion));
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int bench_submit(void *self, struct cm_op *op)
+{
+    struct cm_rados_bench *bench = self;
+    struct bench_slot *slot = op->target_slot;
+    const struct cm_rados_run_meta *meta = &bench->meta;
+    uint64_t block;
+    int rc;
+
+    switch (bench->op) {
+    case CM_RADOS_WRITE:
+        block = op->sequence;
+        break;
+    case CM_RADOS_SEQ:
+        if (op->sequence >= meta->blocks)
+            return CM_TARGET_DONE;
+        block = op->sequence;
+        break;
+    case CM_RADOS_RAND:
+        block = next_random(&bench->rng) % meta->blocks;
+        break;
+    case CM_RADOS_REMOVE:
+    default:
+        if (bench->names) {
+            if (op->sequence >= bench->n_names)
+                return CM_TARGET_DONE;
+            snprintf(slot->object, sizeof slot->object, "%s", bench->names[op->sequence]);
+        } else {
+            if (op->sequence >= meta->objects)
+                return CM_TARGET_DONE;
+            object_name(bench, op->sequence, slot->object, sizeof slot->object);
+        }
+        op->kind = CM_OP_REMOVE;
+        op->length = 0;
+        if ((rc = rados_aio_create_completion2(op, bench_completed, &slot->completion)) < 0)
+            return rc;
+        rc = rados_aio_remove(bench->io, slot->object, slot->completion);
+        goto submitted;
+    }
+    uint64_t per_object = blocks_per_object(meta);
+    object_name(bench, block / per_object, slot->object, sizeof slot->object);
+    slot->offset = (block % per_object) * meta->block_size;
+    op->length = meta->block_size;
+    if ((rc = rados_aio_create_completion2(op, bench_completed, &slot->completion)) < 0)
+        return rc;
+    if (bench->op == CM_RADOS_WRITE) {
+        op->kind = CM_OP_WRITE;
+        cm_payload_fill(bench->payload, slot->buffer, meta->block_size, slot->object, slot->offset,
+                        op->sequence, meta->run_id);
+        if (per_object == 1)
+            rc = rados_aio_write_full(bench->io, slot->object, slot->completion,
+                                      (const char *)slot->buffer, meta->block_size);
+        else
+            rc = rados_aio_write(bench->io, slot->object, slot->completion,
+                                 (const char *)slot->buffer, meta->block_size, slot->offset);
+    } else {
+        op->kind = CM_OP_READ;
+        rc = rados_aio_read(bench->io, slot->object, slot->completion, (char *)slot->buffer,
+                            meta->block_size, slot->offset);
+    }
+submitted:
+    if (rc < 0) {
+        rados_aio_release(slot->completion);
+        slot->completion = NULL;
+    }
+    return rc;
+}
+
+static void bench_complete(void *self, struct cm_op *op)
+{
+    struct cm_rados_bench *bench = self;
+    struct bench_slot *slot = op->target_slot;
+    if (slot->completion) {
+        rados_aio_release(slot->completion);
+        slot->completion = NULL;
+    }
+    if (op->kind == CM_OP_REMOVE && op->result == -ENOENT)
+        op->result = 0; /* already gone: cleanup's goal is met */
+    if (op->kind != CM_OP_READ || op->result < 0 || !bench->verify)
+        return;
+    cm_payload_error error;
+    if (cm_payload_verify(bench->payload, slot->buffer, (size_t)op->result, slot->object,
+                          slot->offset, bench->meta.run_id, 0, &error) != CM_PAYLOAD_OK) {
+        op->verify_failed = true;
+        if (bench->n_verify_errors < CM_RADOS_VERIFY_ERRORS_KEPT)
+            snprintf(bench->verify_errors[bench->n_verify_errors++], sizeof bench->verify_errors[0],
+                     "%s", error.message);
+    }
+}
+
+const struct cm_target_ops cm_rados_bench_ops = {
+    .version = CM_TARGET_OPS_VERSION,
+    .name = "rados",
+    .slot_init = bench_slot_init,
+    .slot_fini = bench_slot_fini,
+    .submit = bench_submit,
+    .complete = bench_complete,
+};
+
+int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_rados_bench_op op,
+                        const struct cm_rados_run_meta *meta, bool verify, char *error,
+                        size_t error_size)
+{
+    memset(bench, 0, sizeof *bench);
+    bench->io = io;
+    bench->op = op;
+    bench->meta = *meta;
+    bench->verify = verify;
+    bench->rng = meta->run_id ^ cm_rados_new_run_id();
+    if (op != CM_RADOS_REMOVE) {
+        if (meta->block_size == 0 || meta->object_size < meta->block_size) {
+            snprintf(error, error_size,
+                     "block size %" PRIu64 " must be between 1 and the object size %" PRIu64,
+                     meta->block_size, meta->object_size);
+            return -EINVAL;
+        }
+        if (op != CM_RADOS_WRITE && meta->blocks == 0) {
+            snprintf(error, error_size, "the write run with prefix %s wrote no objects",
+                     meta->prefix);
+            return -ENOENT;
+        }
+        bench->payload = cm_payload_new(meta->run_id, (size_t)meta->block_size);
+        if (!bench->payload) {
+            snprintf(error, error_size, "out of memory for a %" PRIu64 "-byte payload",
+                     meta->block_size);
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+void cm_rados_bench_fini(struct cm_rados_bench *bench)
+{
+    cm_payload_free(bench->payload);
+    bench->payload = NULL;
+}
+
+int cm_rados_meta_write(rados_ioctx_t io, const char *run_name,
+                        const struct cm_rados_run_meta *meta)
+{
+    char text[1024];
+    int n = snprintf(text, sizeof text,
+                     "cephmark-run-metadata 1\n"
+                     "prefix %s\nobject_size %" PRIu64 "\nblock_size %" PRIu64 "\nblocks %" PRIu64
+                     "\nobjects %" PRIu64 "\nrun_id %" PRIu64 "\nhost %s\npid %" PRId64 "\n",
+                     meta->prefix, meta->object_size, meta->block_size, meta->blocks, meta->objects,
+                     meta->run_id, meta->host, meta->pid);
+    if (n < 0 || (size_t)n >= sizeof text)
+        return -ENAMETOOLONG;
+    return rados_write_full(io, run_name, text, (size_t)n);
+}
+
+int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_run_meta *meta,
+                       char *error, size_t error_size)
+{
+    char text[1025];
+    int rc = rados_read(io, run_name, text, sizeof text - 1, 0);
+    if (rc == -ENOENT) {
+        snprintf(error, error_size,
+                 "no benchmark run '%s' in this pool: run a write phase first (and keep its "
+                 "objects: no cleanup)",
+                 run_name);
+        return rc;
+    }
+    if (rc < 0) {
+        snprintf(error, error_size, "cannot read the run metadata '%s': %s", run_name,
+                 strerror(-rc));
+        return rc;
+    }
+    text[rc] = '\0';
+    memset(meta, 0, sizeof *meta);
+    int fields = 0, version = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char key[32], value[128];
+        if (sscanf(line, "%31s %127s", key, value) != 2)
+            continue;
+        if (strcmp(key, "cephmark-run-metadata") == 0)
+            version = atoi(value);
+        else if (strcmp(key, "prefix") == 0 && ++fields)
+            snprintf(meta->prefix, sizeof meta->prefix, "%s", value);
+        else if (strcmp(key, "object_size") == 0 && ++fields)
+            meta->object_size = strtoull(value, NULL, 10);
+        else if (strcmp(key, "block_size") == 0 && ++fields)
+            meta->block_size = strtoull(value, NULL, 10);
+        else if (strcmp(key, "blocks") == 0 && ++fields)
+            meta->blocks = strtoull(value, NULL, 10);
+        else if (strcmp(key, "objects") == 0 && ++fields)
+            meta->objects = strtoull(value, NULL, 10);
+        else if (strcmp(key, "run_id") == 0 && ++fields)
+            meta->run_id = strtoull(value, NULL, 10);
+        else if (strcmp(key, "host") == 0)
+            snprintf(meta->host, sizeof meta->host, "%.63s", value);
+        else if (strcmp(key, "pid") == 0)
+            meta->pid = strtoll(value, NULL, 10);
+    }
+    if (version != 1 || fields != 6 || meta->block_size == 0 ||
+        meta->object_size < meta->block_size) {
+        snprintf(error, error_size,
+                 "object '%s' is not cephmark run metadata (written by another tool?)", run_name);
+        return -EINVAL;
+    }
+    return 0;
+}

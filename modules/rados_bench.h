@@ -1,0 +1,63 @@
+/* The rados target of the op engine: rados bench's workloads (write, seq, rand, remove)
+ * over librados async I/O, with verified payloads and a metadata object per run so that
+ * later phases and cleanups find the run's objects. Pure C, no Lua. */
+#ifndef CEPHMARK_RADOS_BENCH_H
+#define CEPHMARK_RADOS_BENCH_H
+
+#include "engine.h"
+#include "payload.h"
+
+#include <rados/librados.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum cm_rados_bench_op { CM_RADOS_WRITE, CM_RADOS_SEQ, CM_RADOS_RAND, CM_RADOS_REMOVE };
+
+/* What a write run leaves behind, stored as the run's metadata object. */
+struct cm_rados_run_meta {
+    char prefix[128]; /* object names are <prefix>_object<N> */
+    uint64_t object_size;
+    uint64_t block_size;
+    uint64_t blocks;  /* blocks started by the write run, in write order */
+    uint64_t objects; /* objects touched: ceil(blocks / blocks per object) */
+    uint64_t run_id;  /* in every payload header, and the payload seed */
+    char host[64];
+    int64_t pid;
+};
+
+#define CM_RADOS_VERIFY_ERRORS_KEPT 8
+
+struct cm_rados_bench {
+    rados_ioctx_t io;
+    enum cm_rados_bench_op op;
+    struct cm_rados_run_meta meta; /* the run being written, or the one being read */
+    bool verify;
+    uint64_t rng;
+    cm_payload *payload;
+    /* remove by name list (cleanup by prefix) instead of by metadata */
+    char **names;
+    size_t n_names;
+    /* the first verify failures, for the report */
+    char verify_errors[CM_RADOS_VERIFY_ERRORS_KEPT][384];
+    unsigned n_verify_errors;
+};
+
+extern const struct cm_target_ops cm_rados_bench_ops;
+
+/* Prepares a bench target; for seq/rand/remove, `meta` is the write run's metadata. Returns
+ * 0 or -errno with a sentence in `error`. */
+int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_rados_bench_op op,
+                        const struct cm_rados_run_meta *meta, bool verify, char *error,
+                        size_t error_size);
+void cm_rados_bench_fini(struct cm_rados_bench *bench);
+
+/* The metadata object: a small text object named after the run. */
+int cm_rados_meta_write(rados_ioctx_t io, const char *run_name,
+                        const struct cm_rados_run_meta *meta);
+int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_run_meta *meta,
+                       char *error, size_t error_size);
+
+/* A fresh 64-bit run id from the kernel's random source. */
+uint64_t cm_rados_new_run_id(void);
+
+#endif

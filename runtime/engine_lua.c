@@ -1,0 +1,265 @@
+/* The engine's Lua side; see engine_lua.h. */
+#include "engine_lua.h"
+#include "units.h"
+
+#include <lauxlib.h>
+#include <math.h>
+#include <string.h>
+
+uint64_t cm_lua_opt_size(lua_State *L, int table, const char *key, uint64_t fallback,
+                         const char *what)
+{
+    uint64_t value = fallback;
+    int type = lua_getfield(L, table, key);
+    if (type == LUA_TNUMBER) {
+        lua_Integer n = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+        if (n < 0)
+            luaL_error(L,
+                       "%s: %s must be a size in bytes (a non-negative integer or \"4K\"), got %s",
+                       what, key, luaL_tolstring(L, -1, NULL));
+        value = (uint64_t)n;
+    } else if (type == LUA_TSTRING) {
+        char error[256];
+        if (cm_parse_size(lua_tostring(L, -1), &value, error, sizeof error) < 0)
+            luaL_error(L, "%s: %s: %s", what, key, error);
+    } else if (type != LUA_TNIL) {
+        luaL_error(L, "%s: %s must be a size (integer or string like \"4M\"), got a %s", what, key,
+                   luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return value;
+}
+
+double cm_lua_opt_duration(lua_State *L, int table, const char *key, double fallback,
+                           const char *what)
+{
+    double value = fallback;
+    int type = lua_getfield(L, table, key);
+    if (type == LUA_TNUMBER) {
+        value = lua_tonumber(L, -1);
+        if (!(value >= 0) || !isfinite(value))
+            luaL_error(L, "%s: %s must be a non-negative number of seconds, got %s", what, key,
+                       luaL_tolstring(L, -1, NULL));
+    } else if (type == LUA_TSTRING) {
+        char error[256];
+        if (cm_parse_duration(lua_tostring(L, -1), &value, error, sizeof error) < 0)
+            luaL_error(L, "%s: %s: %s", what, key, error);
+    } else if (type != LUA_TNIL) {
+        luaL_error(L, "%s: %s must be a duration (seconds, or a string like \"500ms\"), got a %s",
+                   what, key, luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return value;
+}
+
+lua_Integer cm_lua_opt_integer(lua_State *L, int table, const char *key, lua_Integer fallback,
+                               lua_Integer min, lua_Integer max, const char *what)
+{
+    lua_Integer value = fallback;
+    int type = lua_getfield(L, table, key);
+    if (type != LUA_TNIL) {
+        int ok = 0;
+        if (type == LUA_TNUMBER || type == LUA_TSTRING)
+            value = lua_tointegerx(L, -1, &ok);
+        if (!ok)
+            luaL_error(L, "%s: %s must be an integer, got %s", what, key,
+                       type == LUA_TSTRING || type == LUA_TNUMBER ? luaL_tolstring(L, -1, NULL)
+                                                                  : luaL_typename(L, -1));
+        if (value < min || value > max)
+            luaL_error(L, "%s: %s must be between %I and %I, got %I", what, key, min, max, value);
+    }
+    lua_pop(L, 1);
+    return value;
+}
+
+int cm_lua_opt_bool(lua_State *L, int table, const char *key, int fallback, const char *what)
+{
+    int type = lua_getfield(L, table, key);
+    int value = fallback;
+    if (type == LUA_TBOOLEAN)
+        value = lua_toboolean(L, -1);
+    else if (type != LUA_TNIL)
+        luaL_error(L, "%s: %s must be true or false, got a %s", what, key, luaL_typename(L, -1));
+    lua_pop(L, 1);
+    return value;
+}
+
+const char *cm_lua_opt_string(lua_State *L, int table, const char *key, const char *fallback,
+                              const char *what)
+{
+    int type = lua_getfield(L, table, key);
+    const char *value = fallback;
+    if (type == LUA_TSTRING)
+        value = lua_tostring(L, -1); /* the options table keeps it alive */
+    else if (type != LUA_TNIL)
+        luaL_error(L, "%s: %s must be a string, got a %s", what, key, luaL_typename(L, -1));
+    lua_pop(L, 1);
+    return value;
+}
+
+static void push_second(lua_State *L, const struct cm_engine_second *s)
+{
+    lua_createtable(L, 0, 16);
+#define FIELD_INT(name, value)                                                                     \
+    lua_pushinteger(L, (lua_Integer)(value));                                                      \
+    lua_setfield(L, -2, name)
+#define FIELD_NUM(name, value)                                                                     \
+    lua_pushnumber(L, (value));                                                                    \
+    lua_setfield(L, -2, name)
+    FIELD_INT("sec", s->second);
+    FIELD_INT("cur_ops", s->in_flight);
+    FIELD_INT("started", s->started);
+    FIELD_INT("finished", s->finished);
+    FIELD_INT("ops", s->ops);
+    FIELD_INT("bytes", s->bytes);
+    FIELD_INT("errors", s->errors);
+    FIELD_NUM("avg_mib", s->avg_mib_s);
+    FIELD_NUM("cur_mib", s->cur_mib_s);
+    FIELD_NUM("iops", s->iops);
+    FIELD_NUM("avg_lat", s->avg_latency_s);
+    if (s->last_latency_s >= 0) {
+        FIELD_NUM("last_lat", s->last_latency_s);
+    }
+    if (s->p99_latency_s >= 0) {
+        FIELD_NUM("p99", s->p99_latency_s);
+        FIELD_NUM("max_lat", s->max_latency_s);
+    }
+    lua_pushboolean(L, s->warmup);
+    lua_setfield(L, -2, "warmup");
+    lua_pushboolean(L, s->partial);
+    lua_setfield(L, -2, "partial");
+}
+
+/* Runs on the loop thread once a second; a Lua error must not unwind through the engine
+ * (ops are in flight), so the callback runs protected and its error is kept for later. */
+static bool call_second_callback(void *arg, const struct cm_engine_second *second)
+{
+    struct cm_engine_lua *bridge = arg;
+    lua_State *L = bridge->L;
+    if (bridge->error_ref != LUA_NOREF)
+        return false;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, bridge->callback_ref);
+    push_second(L, second);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        bridge->error_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        return false;
+    }
+    bool keep_going = !(lua_isboolean(L, -1) && !lua_toboolean(L, -1));
+    lua_pop(L, 1);
+    return keep_going;
+}
+
+void cm_engine_lua_config(lua_State *L, int index, const char *what, double default_seconds,
+                          struct cm_engine_config *config, struct cm_engine_lua *bridge)
+{
+    index = lua_absindex(L, index);
+    luaL_checktype(L, index, LUA_TTABLE);
+    memset(config, 0, sizeof *config);
+    config->depth = (unsigned)cm_lua_opt_integer(L, index, "threads", 16, 1, 65536, what);
+    config->seconds = cm_lua_opt_duration(L, index, "seconds", 0, what);
+    config->max_ops = (uint64_t)cm_lua_opt_integer(L, index, "ops", 0, 0, INT64_MAX, what);
+    config->max_bytes = cm_lua_opt_size(L, index, "bytes", 0, what);
+    config->warmup = cm_lua_opt_duration(L, index, "warmup", 0, what);
+    config->drain_timeout = cm_lua_opt_duration(L, index, "drain_timeout", 60, what);
+    if (lua_getfield(L, index, "rate") != LUA_TNIL) {
+        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) > 0) || !isfinite(lua_tonumber(L, -1)))
+            luaL_error(L, "%s: rate must be a positive number of ops/s, got %s", what,
+                       luaL_tolstring(L, -1, NULL));
+        config->rate = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    if (config->seconds == 0 && config->max_ops == 0 && config->max_bytes == 0)
+        config->seconds = default_seconds;
+
+    bridge->L = L;
+    bridge->callback_ref = LUA_NOREF;
+    bridge->error_ref = LUA_NOREF;
+    int type = lua_getfield(L, index, "on_second");
+    if (type == LUA_TFUNCTION) {
+        bridge->callback_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        config->on_second = call_second_callback;
+        config->on_second_arg = bridge;
+    } else {
+        if (type != LUA_TNIL)
+            luaL_error(L, "%s: on_second must be a function, got a %s", what, luaL_typename(L, -1));
+        lua_pop(L, 1);
+    }
+}
+
+void cm_engine_lua_finish(struct cm_engine_lua *bridge)
+{
+    lua_State *L = bridge->L;
+    luaL_unref(L, LUA_REGISTRYINDEX, bridge->callback_ref);
+    bridge->callback_ref = LUA_NOREF;
+    if (bridge->error_ref != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, bridge->error_ref);
+        luaL_unref(L, LUA_REGISTRYINDEX, bridge->error_ref);
+        bridge->error_ref = LUA_NOREF;
+        lua_error(L);
+    }
+}
+
+static void push_latency(lua_State *L, const cm_hist *hist)
+{
+    lua_createtable(L, 0, 14);
+    uint64_t count = cm_hist_count(hist);
+    FIELD_INT("count", count);
+    FIELD_INT("underflow", cm_hist_underflow(hist));
+    FIELD_INT("overflow", cm_hist_overflow(hist));
+    if (count == 0)
+        return;
+    FIELD_NUM("avg", cm_hist_mean(hist) / 1e9);
+    FIELD_NUM("stddev", cm_hist_stddev(hist) / 1e9);
+    FIELD_NUM("min", (double)cm_hist_min(hist) / 1e9);
+    FIELD_NUM("max", (double)cm_hist_max(hist) / 1e9);
+    FIELD_NUM("p50", (double)cm_hist_percentile(hist, 50) / 1e9);
+    FIELD_NUM("p90", (double)cm_hist_percentile(hist, 90) / 1e9);
+    FIELD_NUM("p95", (double)cm_hist_percentile(hist, 95) / 1e9);
+    FIELD_NUM("p99", (double)cm_hist_percentile(hist, 99) / 1e9);
+    FIELD_NUM("p99_9", (double)cm_hist_percentile(hist, 99.9) / 1e9);
+    FIELD_NUM("p99_99", (double)cm_hist_percentile(hist, 99.99) / 1e9);
+}
+
+void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
+                               const struct cm_engine_config *config)
+{
+    lua_createtable(L, 0, 32);
+    FIELD_NUM("elapsed", r->elapsed_s);
+    FIELD_INT("started", r->started);
+    FIELD_INT("ops", r->ops);
+    FIELD_INT("bytes", r->bytes);
+    FIELD_INT("errors", r->errors);
+    FIELD_INT("verify_failures", r->verify_failures);
+    FIELD_NUM("bandwidth_mib", r->bandwidth_mib_s);
+    FIELD_NUM("bandwidth_stddev", r->bandwidth_stddev);
+    FIELD_NUM("bandwidth_max", r->bandwidth_max);
+    FIELD_NUM("bandwidth_min", r->bandwidth_min);
+    FIELD_NUM("iops", r->iops);
+    FIELD_NUM("iops_stddev", r->iops_stddev);
+    FIELD_NUM("iops_max", r->iops_max);
+    FIELD_NUM("iops_min", r->iops_min);
+    FIELD_INT("threads", config->depth);
+    if (config->rate > 0) {
+        FIELD_NUM("rate", config->rate);
+    }
+    if (r->first_error) {
+        lua_pushstring(L, strerror(-r->first_error));
+        lua_setfield(L, -2, "first_error");
+    }
+    lua_pushboolean(L, r->interrupted);
+    lua_setfield(L, -2, "interrupted");
+    lua_pushboolean(L, r->drained);
+    lua_setfield(L, -2, "drained");
+    push_latency(L, r->latency);
+    lua_setfield(L, -2, "lat");
+    if (r->latency_uncorrected) {
+        push_latency(L, r->latency_uncorrected);
+        lua_setfield(L, -2, "lat_uncorrected");
+    }
+    lua_createtable(L, (int)r->series_len, 0);
+    for (size_t i = 0; i < r->series_len; i++) {
+        push_second(L, &r->series[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "series");
+}

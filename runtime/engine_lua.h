@@ -1,0 +1,44 @@
+/* The engine's Lua side, shared by every target module: reading the common bench options
+ * (threads, seconds, ops, bytes, rate, warmup) from a Lua table with clear errors, calling
+ * a Lua per-second callback safely from inside the loop, and turning results into tables. */
+#ifndef CEPHMARK_ENGINE_LUA_H
+#define CEPHMARK_ENGINE_LUA_H
+
+#include "engine.h"
+
+#include <lua.h>
+#include <stdint.h>
+
+/* The per-second bridge: holds the Lua callback; an error inside it stops the run and is
+ * re-raised by cm_engine_lua_finish once every op has drained. */
+struct cm_engine_lua {
+    lua_State *L;
+    int callback_ref; /* LUA_NOREF when there is none */
+    int error_ref;    /* the callback's error, LUA_NOREF when none */
+};
+
+/* Fills `config` from the options table at `index`. Raises on misuse (wrong types, t=0,
+ * rate 0, bad sizes or durations), naming the option and the value given. `what` prefixes
+ * messages, e.g. "bench". Bounds default to `default_seconds` when none is given. */
+void cm_engine_lua_config(lua_State *L, int index, const char *what, double default_seconds,
+                          struct cm_engine_config *config, struct cm_engine_lua *bridge);
+
+/* Releases the bridge's references; raises the callback's error if it failed. */
+void cm_engine_lua_finish(struct cm_engine_lua *bridge);
+
+/* Pushes the result as a table (see docs/dsl.md for the fields). */
+void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *result,
+                               const struct cm_engine_config *config);
+
+/* Option readers shared by target modules: sizes accept integers and "4K"-style strings. */
+uint64_t cm_lua_opt_size(lua_State *L, int table, const char *key, uint64_t fallback,
+                         const char *what);
+double cm_lua_opt_duration(lua_State *L, int table, const char *key, double fallback,
+                           const char *what);
+lua_Integer cm_lua_opt_integer(lua_State *L, int table, const char *key, lua_Integer fallback,
+                               lua_Integer min, lua_Integer max, const char *what);
+int cm_lua_opt_bool(lua_State *L, int table, const char *key, int fallback, const char *what);
+const char *cm_lua_opt_string(lua_State *L, int table, const char *key, const char *fallback,
+                              const char *what);
+
+#endif

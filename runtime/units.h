@@ -1,0 +1,19 @@
+/* Parsing of the sizes and durations operators type: "4K", "4MiB", "64k", "1G"; "10",
+ * "10s", "500ms", "2m", "1h". Sizes are binary (K = 1024), as in rados bench and fio. */
+#ifndef CEPHMARK_UNITS_H
+#define CEPHMARK_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 0 and *bytes set, or -1 with a sentence in `error` ("size '4X' has an unknown suffix
+ * 'X' (use K, M, G, T or P)"). Negative numbers and overflow are refused. */
+int cm_parse_size(const char *text, uint64_t *bytes, char *error, size_t error_size);
+
+/* 0 and *seconds set (>= 0), or -1 with a sentence in `error`. */
+int cm_parse_duration(const char *text, double *seconds, char *error, size_t error_size);
+
+/* "4 KiB", "4 MiB", "1.5 GiB", "512 B": for messages and tables. */
+void cm_format_size(uint64_t bytes, char *out, size_t out_size);
+
+#endif

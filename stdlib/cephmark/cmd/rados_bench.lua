@@ -1,0 +1,157 @@
+-- `cephmark rados-bench`: a drop-in for `rados bench` that takes its flags and prints its
+-- layout, with IOPS and p99 per second and latency percentiles, errors and verify
+-- failures in the summary. `--format json` keeps rados bench's field names (as strings,
+-- as rados bench writes them), so existing parsers keep working.
+
+local args = require "cephmark.args"
+local connection = require "cephmark.connection"
+local report = require "cephmark.report.rados_bench"
+local sys = require "cephmark.sys"
+
+local M = {}
+
+local usage = [[
+usage: cephmark rados-bench -p POOL SECONDS write|seq|rand [options]
+
+A drop-in for `rados bench`: same flags, same output layout, plus IOPS and p99 latency per
+second and latency percentiles, errors and verify failures in the summary.
+
+options:
+  -p, --pool POOL           pool to benchmark (must exist)
+  -t, --concurrent-ios N    ops in flight (default 16)
+  -b, --block-size SIZE     write/read size, e.g. 4K, 4M (default 4M)
+  -O, --object-size SIZE    object size (default: the block size)
+  --max-objects N           stop writing after N ops
+  --no-cleanup              keep the written objects (for later seq/rand runs)
+  --run-name NAME           the run's metadata object (default cephmark_bench_last_metadata)
+  --rate OPS                open loop: start OPS ops per second (latency corrected for
+                            coordinated omission)
+  --warmup SECONDS          leave the first seconds out of the summary
+  --no-verify               do not verify what seq/rand read
+  --format json             print one JSON document (rados bench's field names)
+  -o, --output DIR          also write results.json and results.yaml into DIR
+  -c, --conf CONF           ceph.conf (default: $CEPH_CONF, /etc/ceph/ceph.conf, else the
+                            local cluster)
+  --id NAME                 client id (default admin)
+  -k, --keyring FILE        keyring
+  --timeout SECONDS         connect and mon command timeout (default 10)
+
+MB in the output means MiB (2^20 bytes), as in rados bench.]]
+
+local spec = {
+  ["-p"] = { key = "pool", value = true }, ["--pool"] = { key = "pool", value = true },
+  ["-t"] = { key = "threads", value = true }, ["--concurrent-ios"] = { key = "threads", value = true },
+  ["-b"] = { key = "block_size", value = true }, ["--block-size"] = { key = "block_size", value = true },
+  ["-O"] = { key = "object_size", value = true }, ["--object-size"] = { key = "object_size", value = true },
+  ["--max-objects"] = { key = "max_objects", value = true },
+  ["--no-cleanup"] = { key = "no_cleanup" },
+  ["--run-name"] = { key = "run_name", value = true },
+  ["--rate"] = { key = "rate", value = true },
+  ["--warmup"] = { key = "warmup", value = true },
+  ["--no-verify"] = { key = "no_verify" },
+  ["--format"] = { key = "format", value = true }, ["-f"] = { key = "format", value = true },
+  ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
+  ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
+  ["--id"] = { key = "id", value = true },
+  ["-k"] = { key = "keyring", value = true }, ["--keyring"] = { key = "keyring", value = true },
+  ["--timeout"] = { key = "timeout", value = true },
+  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
+}
+
+local command = "rados-bench"
+
+local function fail(message) sys.fail(command .. ": " .. message) end
+
+function M.main(argv)
+  local opts, positionals = args.parse(command, argv, spec)
+  if opts.help then
+    print(usage)
+    return sys.EXIT_OK
+  end
+  if not opts.pool then fail("a pool is required (-p POOL)") end
+  if #positionals ~= 2 then
+    fail("expected SECONDS and a mode (write, seq or rand), e.g. `-p POOL 10 write`")
+  end
+  local seconds = args.integer(command, "SECONDS", positionals[1], 1, 86400)
+  local mode = positionals[2]
+  if mode ~= "write" and mode ~= "seq" and mode ~= "rand" then
+    fail(string.format("unknown mode '%s' (expected write, seq or rand)", mode))
+  end
+  if opts.format and opts.format ~= "json" and opts.format ~= "plain" then
+    fail(string.format("unknown format '%s' (expected json or plain)", opts.format))
+  end
+  local threads = args.integer(command, "-t", opts.threads or "16", 1, 65536)
+  local rate
+  if opts.rate then
+    rate = tonumber(opts.rate)
+    if not rate or rate <= 0 then fail("--rate must be a positive number of ops/s, got '" .. opts.rate .. "'") end
+  end
+  local json_output = opts.format == "json"
+
+  connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
+    timeout = opts.timeout and tonumber(opts.timeout) }
+  local cluster <close> = connection.connect()
+  local pool, err = cluster:pool(opts.pool)
+  if not pool then fail(err) end
+
+  local function size(flag, text, default)
+    if text == nil then return default end
+    local bytes, size_err = sys.parse_size(text)
+    if not bytes then fail(flag .. ": " .. size_err) end
+    return bytes
+  end
+  local block_size = size("-b", opts.block_size, 4194304)
+  local object_size = size("-O", opts.object_size, block_size)
+  if block_size == 0 then fail("-b must be at least 1 byte") end
+  if block_size > object_size then
+    fail(string.format("-b (%d) is larger than -O (%d)", block_size, object_size))
+  end
+  local bench = {
+    op = mode, seconds = seconds, threads = threads, rate = rate,
+    block_size = block_size, object_size = object_size,
+    run_name = opts.run_name, verify = not opts.no_verify, warmup = opts.warmup,
+    prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid()),
+  }
+  if mode == "write" and opts.max_objects then
+    bench.ops = args.integer(command, "--max-objects", opts.max_objects, 0, math.maxinteger)
+    if bench.ops == 0 then bench.ops = nil end
+  end
+  if mode == "seq" then bench.seconds = seconds end
+
+  local printer = report.new { json = json_output, mode = mode }
+  bench.on_second = function(second) printer:second(second) end
+  if mode == "write" then
+    -- the layout's preamble needs the sizes: validate them here as bench will
+    printer:preamble { threads = threads, block_size = block_size, object_size = object_size,
+      seconds = seconds, max_objects = bench.ops or 0, prefix = bench.prefix }
+  end
+  printer:start()
+  local ok, result = pcall(pool.bench, pool, bench)
+  if not ok then
+    local message = sys.error_info(result)
+    fail((tostring(message):gsub("^bench: ", "")))
+  end
+  printer:summary(result)
+
+  if mode == "write" and not opts.no_cleanup and not result.interrupted then
+    local started = sys.monotonic()
+    if not json_output then print("Cleaning up (deleting benchmark objects)") end
+    local removed = pool:bench { op = "cleanup", run_name = result.run_name, threads = math.max(threads, 64) }
+    if not json_output then
+      print(string.format("Removed %d objects", removed.ops))
+      print(string.format("Clean up completed and total clean up time :%g", sys.monotonic() - started))
+    end
+  end
+  if opts.output then
+    require("cephmark.results").write_dir(opts.output, {
+      command = "rados-bench", pool = opts.pool, mode = mode, result = result,
+      rados_bench = report.json_document(result, mode),
+    })
+  end
+  pool:close()
+  if result.interrupted then return sys.EXIT_INTERRUPTED end
+  if result.errors > 0 or result.verify_failures > 0 then return sys.EXIT_FAILED_OPS end
+  return sys.EXIT_OK
+end
+
+return M
