@@ -279,6 +279,18 @@ static int cluster_conf_get(lua_State *L)
     return 1;
 }
 
+/* cluster:wait_for_latest_osdmap(): after the mons changed pools, the client's view must
+ * catch up before pool lookups see the change. */
+static int cluster_wait_for_latest_osdmap(lua_State *L)
+{
+    struct cluster_handle *handle = check_cluster(L, 1);
+    int rc = rados_wait_for_latest_osdmap(handle->cluster);
+    if (rc < 0)
+        return push_rados_failure(L, rc, "wait for the latest osdmap");
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 static int cluster_pool_exists(lua_State *L)
 {
     struct cluster_handle *handle = check_cluster(L, 1);
@@ -695,6 +707,7 @@ int luaopen_cephmark_rados(lua_State *L)
         {"mon_command", cluster_mon_command},
         {"pool", cluster_open_pool},
         {"pool_exists", cluster_pool_exists},
+        {"wait_for_latest_osdmap", cluster_wait_for_latest_osdmap},
         {NULL, NULL},
     };
     static const luaL_Reg pool_methods[] = {

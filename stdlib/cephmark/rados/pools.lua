@@ -155,6 +155,7 @@ return function(methods)
     end
     command(self, { prefix = "osd pool application enable", pool = name,
       app = spec.application or "cephmark", yes_i_really_mean_it = true })
+    self:wait_for_latest_osdmap()
     return { name = name, type = kind, profile = profile }
   end
 
@@ -167,6 +168,7 @@ return function(methods)
     if options and options.profile then
       command(self, { prefix = "osd erasure-code-profile rm", name = options.profile })
     end
+    self:wait_for_latest_osdmap()
     return true
   end
 end

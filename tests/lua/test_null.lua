@@ -1,0 +1,42 @@
+-- The engine through Lua on the null target: latency accuracy, bounds, the per-second
+-- callback, open-loop correction, and misuse messages. No cluster needed.
+local null = require "cephmark.null"
+local t = require "cephmark.test"
+
+local r = null.bench { threads = 16, seconds = 2, delay = 0.001 }
+t.near(r.lat.p50, 0.001, 0.00001, "p50 of a fixed 1 ms delay is within 1% of 1 ms")
+t.ok(r.lat.min >= 0.001, "no op completes before its delay")
+t.eq(r.errors, 0, "no errors")
+t.eq(r.op, "null", "op name")
+t.near(r.elapsed, 2, 0.1, "elapsed")
+t.ok(#r.series >= 2, "per-second series")
+t.ok(r.series[1].p99 ~= nil and r.series[1].iops > 0, "seconds carry IOPS and p99")
+
+local seen = {}
+local c = null.bench { threads = 4, ops = 5000, delay = 0, on_second = function(s) seen[#seen + 1] = s end }
+t.eq(c.ops, 5000, "op-count bound")
+t.eq(c.started, 5000, "exactly that many started")
+
+local b = null.bench { threads = 2, bytes = "40K", block_size = "4K" }
+t.eq(b.started, 10, "byte bound: 40K of 4K ops")
+t.eq(b.bytes, 40960, "bytes counted")
+
+-- the callback can stop the run; its errors surface after the run drained
+local stopped = null.bench { threads = 4, seconds = 10, delay = 0.001, on_second = function() return false end }
+t.ok(stopped.elapsed < 2, "returning false from on_second stops the run")
+t.raises(function()
+  null.bench { threads = 4, seconds = 10, delay = 0.001, on_second = function() error("callback broke") end }
+end, "callback broke", "a callback error is raised after the run")
+
+-- open loop over capacity: corrected latency shows the backlog, uncorrected does not
+local o = null.bench { threads = 2, rate = 1000, seconds = 1, delay = 0.005 }
+t.near(o.lat_uncorrected.p50, 0.005, 0.0005, "uncorrected p50 is the service time")
+t.ok(o.lat.p99 > 0.1 and o.lat.p99 > 10 * o.lat_uncorrected.p50, "corrected p99 includes the queueing")
+
+t.raises(function() null.bench { threads = 0 } end, "threads must be between 1 and 65536, got 0", "t=0")
+t.raises(function() null.bench { threads = 100000 } end, "threads must be between 1 and 65536, got 100000", "t=100000")
+t.raises(function() null.bench { rate = 0 } end, "rate must be a positive number of ops/s, got 0", "rate 0")
+t.raises(function() null.bench { seconds = "ten" } end, "duration 'ten' is not a number", "bad duration")
+t.raises(function() null.bench { block_size = "4X" } end, "size '4X' has an unknown suffix 'X'", "bad size")
+t.raises(function() null.bench { delay = 0.002, delay_max = 0.001 } end, "delay_max must not be below delay", "bad delay range")
+return t.done()
