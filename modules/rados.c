@@ -626,6 +626,13 @@ static int pool_bench(lua_State *L)
     }
     if (op == CM_RADOS_REMOVE)
         lua_pop(L, 1);
+    if (op == CM_RADOS_REMOVE && lua_getfield(L, 2, "ignore_interrupt") == LUA_TNIL) {
+        /* cleanup finishes even after SIGINT, so an interrupted run leaves no garbage */
+        lua_pushboolean(L, 1);
+        lua_setfield(L, 2, "ignore_interrupt");
+    }
+    if (op == CM_RADOS_REMOVE)
+        lua_pop(L, 1);
     cm_engine_lua_config(L, 2, "bench", default_seconds, &config, &bridge);
 
     struct cm_rados_bench *bench = lua_newuserdatauv(L, sizeof *bench, 0);

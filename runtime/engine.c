@@ -82,7 +82,7 @@ static bool may_start(struct cm_engine *engine, uint64_t now)
     const struct cm_engine_config *config = engine->config;
     if (engine->no_more_work || engine->n_free == 0)
         return false;
-    if (now >= engine->stop_ns || cm_interrupted()) {
+    if (now >= engine->stop_ns || (cm_interrupted() && !engine->config->ignore_interrupt)) {
         engine->no_more_work = true;
         return false;
     }
@@ -301,7 +301,7 @@ static void wait_for_work(struct cm_engine *engine, uint64_t drain_deadline)
     struct pollfd fds[3];
     int n = 0;
     fds[n++] = (struct pollfd){.fd = engine->wake_fd, .events = POLLIN};
-    if (cm_interrupt_fd() >= 0 && !cm_interrupted())
+    if (cm_interrupt_fd() >= 0 && !cm_interrupted() && !engine->config->ignore_interrupt)
         fds[n++] = (struct pollfd){.fd = cm_interrupt_fd(), .events = POLLIN};
     int target_fd = engine->ops->wait_fd ? engine->ops->wait_fd(engine->target) : -1;
     if (target_fd >= 0)
@@ -435,7 +435,7 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
             close_second(engine, engine->next_second_ns);
             engine->next_second_ns += NS_PER_S;
         }
-        if (cm_interrupted() && !result->interrupted) {
+        if (cm_interrupted() && !result->interrupted && !config->ignore_interrupt) {
             result->interrupted = true;
             engine->no_more_work = true;
         }

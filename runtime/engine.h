@@ -75,6 +75,9 @@ struct cm_engine_config {
     uint64_t max_bytes;   /* start ops until this many bytes; 0 = unbounded */
     double warmup;        /* seconds whose completions are left out of the summary */
     double drain_timeout; /* after stopping, wait at most this long for in-flight ops; 0: 60 */
+    /* Keep going after SIGINT: for the cleanup that runs after an interrupted phase (a
+     * second SIGINT still exits at once). */
+    bool ignore_interrupt;
     /* Called once per elapsed second on the loop thread; returning false stops the run. */
     bool (*on_second)(void *arg, const struct cm_engine_second *second);
     void *on_second_arg;

@@ -1,5 +1,6 @@
 /* The engine's Lua side; see engine_lua.h. */
 #include "engine_lua.h"
+#include "interrupt.h"
 #include "units.h"
 
 #include <lauxlib.h>
@@ -141,6 +142,12 @@ static bool call_second_callback(void *arg, const struct cm_engine_second *secon
     lua_rawgeti(L, LUA_REGISTRYINDEX, bridge->callback_ref);
     push_second(L, second);
     if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        if (cm_interrupted()) {
+            /* SIGINT's error landed in the callback: the engine sees the interrupt itself,
+             * drains, and returns a result marked interrupted */
+            lua_pop(L, 1);
+            return true;
+        }
         bridge->error_ref = luaL_ref(L, LUA_REGISTRYINDEX);
         return false;
     }
@@ -155,6 +162,10 @@ void cm_engine_lua_config(lua_State *L, int index, const char *what, double defa
     index = lua_absindex(L, index);
     luaL_checktype(L, index, LUA_TTABLE);
     memset(config, 0, sizeof *config);
+    config->ignore_interrupt = cm_lua_opt_bool(L, index, "ignore_interrupt", 0, what);
+    /* a run asked for after SIGINT does not start: the interrupt reaches the script now */
+    if (!config->ignore_interrupt)
+        cm_interrupt_check(L);
     config->depth = (unsigned)cm_lua_opt_integer(L, index, "threads", 16, 1, 65536, what);
     config->seconds = cm_lua_opt_duration(L, index, "seconds", 0, what);
     config->max_ops = (uint64_t)cm_lua_opt_integer(L, index, "ops", 0, 0, INT64_MAX, what);
@@ -189,6 +200,11 @@ void cm_engine_lua_config(lua_State *L, int index, const char *what, double defa
 void cm_engine_lua_finish(struct cm_engine_lua *bridge)
 {
     lua_State *L = bridge->L;
+    /* An interrupted run returns its partial result (marked interrupted) to the script,
+     * which writes what it has; the pending "interrupted" error is withdrawn so it does not
+     * fire in the middle of that, and comes back at the next run or sleep. */
+    if (cm_interrupted())
+        lua_sethook(L, NULL, 0, 0);
     luaL_unref(L, LUA_REGISTRYINDEX, bridge->callback_ref);
     bridge->callback_ref = LUA_NOREF;
     if (bridge->error_ref != LUA_NOREF) {

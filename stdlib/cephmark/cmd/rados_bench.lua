@@ -133,7 +133,7 @@ function M.main(argv)
   end
   printer:summary(result)
 
-  if mode == "write" and not opts.no_cleanup and not result.interrupted then
+  if mode == "write" and not opts.no_cleanup then
     local started = sys.monotonic()
     if not json_output then print("Cleaning up (deleting benchmark objects)") end
     local removed = pool:bench { op = "cleanup", run_name = result.run_name, threads = math.max(threads, 64) }
