@@ -9,6 +9,7 @@
 #include "rados_client.h"
 #include "registry.h"
 #include "units.h"
+#include "workers.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -358,6 +359,90 @@ static int pool_name(lua_State *L)
     return 1;
 }
 
+/* Inside a scripted worker, the object calls below submit asynchronously and yield (see
+ * runtime/workers.h); this is their per-worker state, followed by the read buffer. */
+struct worker_io {
+    rados_completion_t completion;
+    uint64_t size;
+    time_t mtime;
+};
+
+enum worker_call { WORKER_WRITE, WORKER_READ, WORKER_STAT, WORKER_REMOVE };
+
+static void worker_io_completed(rados_completion_t completion, void *arg)
+{
+    cm_engine_complete(arg, rados_aio_get_return_value(completion));
+}
+
+static int worker_io_continue(lua_State *L, int status, lua_KContext context)
+{
+    (void)status;
+    struct cm_op *op = cm_worker_current(L);
+    struct worker_io *io = cm_worker_scratch(op, sizeof *io);
+    rados_aio_release(io->completion);
+    io->completion = NULL;
+    int64_t result = cm_worker_result(op);
+    if (result < 0) {
+        /* the call's arguments are still on the stack: name the object, as blocking calls do */
+        static const char *const verbs[] = {"write", "read", "stat", "remove"};
+        return push_rados_failure(L, (int)result,
+                                  lua_pushfstring(L, "%s %s", verbs[context], lua_tostring(L, 2)));
+    }
+    switch ((enum worker_call)context) {
+    case WORKER_READ:
+        lua_pushlstring(L, (const char *)(io + 1), (size_t)result);
+        return 1;
+    case WORKER_STAT:
+        lua_pushinteger(L, (lua_Integer)io->size);
+        lua_pushinteger(L, (lua_Integer)io->mtime);
+        return 2;
+    default:
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+}
+
+/* Starts the worker's async op for a pool call; returns the yield, or pushes a failure. */
+static int worker_io_submit(lua_State *L, struct cm_op *op, struct pool_handle *pool,
+                            enum worker_call call, const char *name, const char *data,
+                            size_t length, uint64_t offset, int full)
+{
+    struct worker_io *io = cm_worker_scratch(op, sizeof *io + (call == WORKER_READ ? length : 0));
+    if (!io)
+        return luaL_error(L, "out of memory for a %d-byte worker read", (int)length);
+    int rc = rados_aio_create_completion2(op, worker_io_completed, &io->completion);
+    if (rc < 0)
+        return push_rados_failure(L, rc, "create completion");
+    op->kind = call == WORKER_READ     ? CM_OP_READ
+               : call == WORKER_WRITE  ? CM_OP_WRITE
+               : call == WORKER_REMOVE ? CM_OP_REMOVE
+                                       : CM_OP_OTHER;
+    op->length = call == WORKER_READ || call == WORKER_WRITE ? length : 0;
+    cm_worker_started(op);
+    switch (call) {
+    case WORKER_WRITE:
+        rc = full ? rados_aio_write_full(pool->ioctx, name, io->completion, data, length)
+                  : rados_aio_write(pool->ioctx, name, io->completion, data, length, offset);
+        break;
+    case WORKER_READ:
+        rc = rados_aio_read(pool->ioctx, name, io->completion, (char *)(io + 1), length, offset);
+        break;
+    case WORKER_STAT:
+        rc = rados_aio_stat(pool->ioctx, name, io->completion, &io->size, &io->mtime);
+        break;
+    case WORKER_REMOVE:
+        rc = rados_aio_remove(pool->ioctx, name, io->completion);
+        break;
+    }
+    if (rc < 0) {
+        rados_aio_release(io->completion);
+        io->completion = NULL;
+        /* the op is accounted as failed, and the call returns the failure */
+        cm_engine_complete(op, rc);
+    }
+    return cm_worker_yield(L, worker_io_continue, (lua_KContext)call);
+}
+
 static uint64_t check_offset(lua_State *L, int arg)
 {
     lua_Integer offset = luaL_optinteger(L, arg, 0);
@@ -374,6 +459,9 @@ static int pool_write(lua_State *L)
     size_t len;
     const char *data = luaL_checklstring(L, 3, &len);
     uint64_t offset = check_offset(L, 4);
+    struct cm_op *op = cm_worker_current(L);
+    if (op)
+        return worker_io_submit(L, op, pool, WORKER_WRITE, name, data, len, offset, 0);
     int rc = rados_write(pool->ioctx, name, data, len, offset);
     if (rc < 0)
         return push_rados_failure(L, rc, lua_pushfstring(L, "write %s", name));
@@ -388,6 +476,9 @@ static int pool_write_full(lua_State *L)
     const char *name = luaL_checkstring(L, 2);
     size_t len;
     const char *data = luaL_checklstring(L, 3, &len);
+    struct cm_op *op = cm_worker_current(L);
+    if (op)
+        return worker_io_submit(L, op, pool, WORKER_WRITE, name, data, len, 0, 1);
     int rc = rados_write_full(pool->ioctx, name, data, len);
     if (rc < 0)
         return push_rados_failure(L, rc, lua_pushfstring(L, "write %s", name));
@@ -402,6 +493,9 @@ static int pool_stat(lua_State *L)
     const char *name = luaL_checkstring(L, 2);
     uint64_t size;
     time_t mtime;
+    struct cm_op *op = cm_worker_current(L);
+    if (op)
+        return worker_io_submit(L, op, pool, WORKER_STAT, name, NULL, 0, 0, 0);
     int rc = rados_stat(pool->ioctx, name, &size, &mtime);
     if (rc < 0)
         return push_rados_failure(L, rc, lua_pushfstring(L, "stat %s", name));
@@ -419,6 +513,9 @@ static int pool_read(lua_State *L)
     uint64_t offset = check_offset(L, 4);
     lua_Integer length;
     if (lua_isnoneornil(L, 3)) {
+        if (cm_worker_current(L))
+            return luaL_error(L, "pool:read in a worker needs a length (a stat first would "
+                                 "stall every worker)");
         uint64_t size;
         time_t mtime;
         int rc = rados_stat(pool->ioctx, name, &size, &mtime);
@@ -430,6 +527,9 @@ static int pool_read(lua_State *L)
         if (length < 0)
             return luaL_argerror(L, 3, "length must not be negative");
     }
+    struct cm_op *op = cm_worker_current(L);
+    if (op)
+        return worker_io_submit(L, op, pool, WORKER_READ, name, NULL, (size_t)length, offset, 0);
     luaL_Buffer b;
     char *space = luaL_buffinitsize(L, &b, (size_t)length);
     int rc = length > 0 ? rados_read(pool->ioctx, name, space, (size_t)length, offset) : 0;
@@ -444,6 +544,9 @@ static int pool_remove(lua_State *L)
 {
     struct pool_handle *pool = check_pool(L, 1);
     const char *name = luaL_checkstring(L, 2);
+    struct cm_op *op = cm_worker_current(L);
+    if (op)
+        return worker_io_submit(L, op, pool, WORKER_REMOVE, name, NULL, 0, 0, 0);
     int rc = rados_remove(pool->ioctx, name);
     if (rc < 0)
         return push_rados_failure(L, rc, lua_pushfstring(L, "remove %s", name));

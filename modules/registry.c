@@ -6,6 +6,7 @@ const struct cm_c_module cm_c_modules[] = {
     {"cephmark.null", luaopen_cephmark_null},
     {"cephmark.rados", luaopen_cephmark_rados},
     {"cephmark.sys", luaopen_cephmark_sys},
+    {"cephmark.workers", luaopen_cephmark_workers},
     {"cephmark.yaml", luaopen_cephmark_yaml},
     {NULL, NULL},
 };

@@ -15,6 +15,7 @@ int luaopen_cephmark_json(lua_State *L);
 int luaopen_cephmark_null(lua_State *L);
 int luaopen_cephmark_rados(lua_State *L);
 int luaopen_cephmark_sys(lua_State *L);
+int luaopen_cephmark_workers(lua_State *L);
 int luaopen_cephmark_yaml(lua_State *L);
 
 /* Terminated by an entry whose name is NULL. */

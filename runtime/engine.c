@@ -30,6 +30,7 @@ struct cm_engine {
     struct cm_op **free_slots;
     unsigned n_free;
     unsigned in_flight;
+    unsigned retired; /* slots whose work is over (CM_TARGET_SLOT_DONE) */
 
     uint64_t start_ns, warmup_end_ns, stop_ns; /* stop_ns: UINT64_MAX when not time bound */
     uint64_t next_second_ns;
@@ -115,6 +116,14 @@ static void start_ops(struct cm_engine *engine)
             engine->free_slots[engine->n_free++] = op;
             engine->no_more_work = true;
             break;
+        }
+        if (rc == CM_TARGET_SLOT_DONE) {
+            /* this slot has no more work (a scripted worker returned): retire it */
+            if (engine->interval_ns)
+                engine->next_intended_ns -= engine->interval_ns;
+            if (++engine->retired == engine->config->depth)
+                engine->no_more_work = true;
+            continue;
         }
         engine->started++;
         engine->bytes_started += op->length;

@@ -21,6 +21,9 @@
 
 /* What a target's submit returns when it has no more work (e.g. seq read everything). */
 #define CM_TARGET_DONE 1
+/* What a target's submit returns when this slot has no more work but others may (a
+ * scripted worker whose function returned); the run ends when every slot is retired. */
+#define CM_TARGET_SLOT_DONE 2
 
 enum cm_op_kind { CM_OP_READ, CM_OP_WRITE, CM_OP_REMOVE, CM_OP_OTHER, CM_OP_KINDS };
 
@@ -51,7 +54,8 @@ struct cm_target_ops {
     void (*slot_fini)(void *self, struct cm_op *op);
     /* Chooses the op for this slot (kind, length, object, offset) and starts it.
      * Returns 0 when submitted (completion comes later through cm_engine_complete),
-     * CM_TARGET_DONE when there is no more work, or -errno when it failed at once. */
+     * CM_TARGET_DONE when there is no more work, CM_TARGET_SLOT_DONE when this slot has
+     * none, or -errno when it failed at once. */
     int (*submit)(void *self, struct cm_op *op);
     /* On the loop thread after completion: releases per-op library state and verifies
      * read data (setting op->verify_failed). May adjust op->result. */

@@ -97,11 +97,33 @@ static void prepend_lua_path(lua_State *L, const char *dir)
     lua_pop(L, 2);
 }
 
+/* Rocks installed with `luarocks --local` live under ~/.luarocks; the system trees
+ * (/usr/local/share/lua/5.4, /usr/share/lua/5.4) are already in Lua's default paths. The
+ * user tree goes last, so LUA_PATH, -L and the scenario's folder win. */
+static void add_luarocks_user_tree(lua_State *L)
+{
+    const char *home = getenv("HOME");
+    if (!home || !*home)
+        return;
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    lua_pushfstring(L, "%s;%s/.luarocks/share/lua/5.4/?.lua;%s/.luarocks/share/lua/5.4/?/init.lua",
+                    lua_tostring(L, -1), home, home);
+    lua_setfield(L, -3, "path");
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "cpath");
+    lua_pushfstring(L, "%s;%s/.luarocks/lib/lua/5.4/?.so", lua_tostring(L, -1), home);
+    lua_setfield(L, -3, "cpath");
+    lua_pop(L, 2);
+}
+
 lua_State *cm_lua_new(const struct cm_lua_config *config)
 {
     lua_State *L = luaL_newstate();
     if (!L)
         return NULL;
+    /* threads copy the main thread's extra space: NULL there means "not a worker" */
+    *(void **)lua_getextraspace(L) = NULL;
     luaL_openlibs(L);
     preload_modules(L);
     const char *override = config->stdlib_dir;
@@ -109,6 +131,7 @@ lua_State *cm_lua_new(const struct cm_lua_config *config)
         override = getenv("CEPHMARK_STDLIB_DIR");
     if (override && *override)
         install_stdlib_override(L, override);
+    add_luarocks_user_tree(L);
     for (size_t i = config->n_lib_dirs; i > 0; i--)
         prepend_lua_path(L, config->lib_dirs[i - 1]);
     if (config->script_dir)

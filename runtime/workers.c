@@ -1,0 +1,276 @@
+/* Scripted workers on the op engine; see workers.h.
+ *
+ * Each engine slot owns one coroutine. The slot's submit resumes it: the first time with
+ * fn(worker), later with nothing (the pending call's continuation pushes the results).
+ * The coroutine runs script code until a worker-aware call submits an op and yields
+ * (submit returns 0: op in flight), until fn returns (the slot retires), or until it
+ * raises (the run stops, the error and that worker's traceback are kept and raised once
+ * every op has drained). A coroutine finds its slot through its thread's extra space,
+ * which is NULL in every thread that is not a worker. */
+#include "workers.h"
+#include "engine_lua.h"
+#include "registry.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WORKER_TYPE "cephmark.worker"
+
+struct worker_slot {
+    lua_State *thread;
+    int thread_ref; /* keeps the coroutine alive */
+    int worker_ref; /* the `w` table passed to fn */
+    bool started;
+    bool submitted; /* set by cm_worker_yield: the yield carries an op */
+    int64_t result; /* the completed op's result, kept for the continuation (the engine
+                     * resets op->result before resuming the worker) */
+    struct cm_op *op;
+    void *scratch;
+    size_t scratch_size;
+};
+
+struct worker_run {
+    lua_State *L;
+    int fn_ref;
+    unsigned n;
+    struct worker_slot *slots;
+    int error_ref; /* the first worker error (message with traceback), LUA_NOREF if none */
+};
+
+static struct worker_slot **extra_space(lua_State *thread)
+{
+    return (struct worker_slot **)lua_getextraspace(thread);
+}
+
+struct cm_op *cm_worker_current(lua_State *L)
+{
+    struct worker_slot *slot = *extra_space(L);
+    return slot && slot->thread == L ? slot->op : NULL;
+}
+
+void cm_worker_started(struct cm_op *op)
+{
+    uint64_t now = cm_now_ns();
+    if (op->intended_ns == op->start_ns) /* closed loop: measure from the submission */
+        op->intended_ns = now;
+    op->start_ns = now;
+}
+
+void *cm_worker_scratch(struct cm_op *op, size_t size)
+{
+    struct worker_slot *slot = op->target_slot;
+    if (slot->scratch_size < size) {
+        void *grown = realloc(slot->scratch, size);
+        if (!grown)
+            return NULL;
+        memset((char *)grown + slot->scratch_size, 0, size - slot->scratch_size);
+        slot->scratch = grown;
+        slot->scratch_size = size;
+    }
+    return slot->scratch;
+}
+
+int cm_worker_yield(lua_State *L, lua_KFunction k, lua_KContext context)
+{
+    struct worker_slot *slot = *extra_space(L);
+    slot->submitted = true;
+    return lua_yieldk(L, 0, context, k);
+}
+
+static int worker_slot_init(void *self, struct cm_op *op)
+{
+    struct worker_run *run = self;
+    struct worker_slot *slot = &run->slots[op->slot];
+    lua_State *L = run->L;
+    slot->op = op;
+    slot->thread = lua_newthread(L);
+    slot->thread_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    *extra_space(slot->thread) = slot;
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, op->slot + 1);
+    lua_setfield(L, -2, "id");
+    luaL_setmetatable(L, WORKER_TYPE);
+    slot->worker_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    op->target_slot = slot;
+    return 0;
+}
+
+static void worker_slot_fini(void *self, struct cm_op *op)
+{
+    struct worker_run *run = self;
+    struct worker_slot *slot = op->target_slot;
+    if (!slot)
+        return;
+    *extra_space(slot->thread) = NULL; /* a suspended worker can never submit again */
+    luaL_unref(run->L, LUA_REGISTRYINDEX, slot->thread_ref);
+    luaL_unref(run->L, LUA_REGISTRYINDEX, slot->worker_ref);
+    free(slot->scratch);
+    memset(slot, 0, sizeof *slot);
+}
+
+/* Keeps the first worker error with its own traceback, for raising after the drain. */
+static void keep_error(struct worker_run *run, struct worker_slot *slot, int status)
+{
+    if (run->error_ref != LUA_NOREF)
+        return;
+    lua_State *L = run->L;
+    const char *message = lua_tostring(slot->thread, -1);
+    if (status == LUA_ERRRUN && message) {
+        luaL_traceback(L, slot->thread, message, 0);
+        lua_pushfstring(L, "worker %d: %s", (int)slot->op->slot + 1, lua_tostring(L, -1));
+        lua_remove(L, -2);
+    } else {
+        lua_xmove(slot->thread, L, 1); /* an error object (e.g. the interrupt): keep it */
+    }
+    run->error_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+static int worker_submit(void *self, struct cm_op *op)
+{
+    struct worker_run *run = self;
+    struct worker_slot *slot = op->target_slot;
+    if (run->error_ref != LUA_NOREF)
+        return CM_TARGET_DONE;
+    int nargs = 0, nresults = 0;
+    if (!slot->started) {
+        slot->started = true;
+        lua_rawgeti(slot->thread, LUA_REGISTRYINDEX, run->fn_ref);
+        lua_rawgeti(slot->thread, LUA_REGISTRYINDEX, slot->worker_ref);
+        nargs = 1;
+    }
+    op->kind = CM_OP_OTHER;
+    op->length = 0;
+    slot->submitted = false;
+    int status = lua_resume(slot->thread, run->L, nargs, &nresults);
+    if (status == LUA_YIELD) {
+        lua_pop(slot->thread, nresults);
+        if (slot->submitted)
+            return 0; /* a worker-aware call submitted the op */
+        lua_pushfstring(slot->thread,
+                        "worker %d yielded without an op: coroutine.yield cannot be used "
+                        "directly in a worker",
+                        (int)op->slot + 1);
+        keep_error(run, slot, LUA_ERRERR);
+        return CM_TARGET_DONE;
+    }
+    if (status == LUA_OK) {
+        lua_pop(slot->thread, nresults);
+        return CM_TARGET_SLOT_DONE;
+    }
+    keep_error(run, slot, status);
+    return CM_TARGET_DONE;
+}
+
+static void worker_complete(void *self, struct cm_op *op)
+{
+    (void)self;
+    struct worker_slot *slot = op->target_slot;
+    slot->result = op->result; /* the continuation turns it into Lua values when resumed */
+}
+
+int64_t cm_worker_result(struct cm_op *op)
+{
+    struct worker_slot *slot = op->target_slot;
+    return slot->result;
+}
+
+static const struct cm_target_ops worker_target_ops = {
+    .version = CM_TARGET_OPS_VERSION,
+    .name = "workers",
+    .slot_init = worker_slot_init,
+    .slot_fini = worker_slot_fini,
+    .submit = worker_submit,
+    .complete = worker_complete,
+};
+
+/* w:op([bytes]): a no-op that completes at once, through the engine like any op: the
+ * scripted path's own cost, measured on the null target. */
+static int worker_null_continue(lua_State *L, int status, lua_KContext context)
+{
+    (void)status;
+    (void)context;
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int worker_op(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    struct cm_op *op = cm_worker_current(L);
+    if (!op)
+        return luaL_error(L, "w:op() can only be called inside a worker");
+    lua_Integer bytes = luaL_optinteger(L, 2, 0);
+    op->kind = CM_OP_OTHER;
+    op->length = bytes > 0 ? (uint64_t)bytes : 0;
+    cm_worker_started(op);
+    cm_engine_complete(op, 0);
+    return cm_worker_yield(L, worker_null_continue, 0);
+}
+
+/* workers.run{n=, fn=function(w) ... end, seconds=, ops=, bytes=, rate=, warmup=,
+ *   on_second=} -> result table (as pool:bench) */
+static int workers_run(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer n = cm_lua_opt_integer(L, 1, "n", 0, 1, 65536, "workers");
+    if (n == 0)
+        return luaL_error(L, "workers: n (the number of workers) is required");
+    if (lua_getfield(L, 1, "fn") != LUA_TFUNCTION)
+        return luaL_error(L, "workers: fn must be a function(w), got a %s", luaL_typename(L, -1));
+    lua_pushinteger(L, n);
+    lua_setfield(L, 1, "threads");
+    struct cm_engine_config config;
+    struct cm_engine_lua bridge;
+    cm_engine_lua_config(L, 1, "workers", 0, &config, &bridge);
+
+    struct worker_run *run = lua_newuserdatauv(L, sizeof *run, 0);
+    memset(run, 0, sizeof *run);
+    run->L = L;
+    run->n = (unsigned)n;
+    run->error_ref = LUA_NOREF;
+    run->slots = lua_newuserdatauv(L, sizeof *run->slots * (size_t)n, 0);
+    memset(run->slots, 0, sizeof *run->slots * (size_t)n);
+    lua_getfield(L, 1, "fn");
+    run->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+    struct cm_engine_result result;
+    int rc = cm_engine_run(&config, &worker_target_ops, run, &result);
+    luaL_unref(L, LUA_REGISTRYINDEX, run->fn_ref);
+    if (rc < 0) {
+        cm_engine_lua_finish(&bridge);
+        return luaL_error(L, "workers: cannot start: %s", strerror(-rc));
+    }
+    if (run->error_ref != LUA_NOREF) {
+        cm_engine_result_free(&result);
+        cm_engine_lua_finish(&bridge);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, run->error_ref);
+        luaL_unref(L, LUA_REGISTRYINDEX, run->error_ref);
+        return lua_error(L);
+    }
+    cm_engine_lua_push_result(L, &result, &config);
+    cm_engine_result_free(&result);
+    lua_pushliteral(L, "workers");
+    lua_setfield(L, -2, "op");
+    cm_engine_lua_finish(&bridge);
+    return 1;
+}
+
+int luaopen_cephmark_workers(lua_State *L)
+{
+    static const luaL_Reg worker_methods[] = {
+        {"op", worker_op},
+        {NULL, NULL},
+    };
+    static const luaL_Reg functions[] = {
+        {"run", workers_run},
+        {NULL, NULL},
+    };
+    luaL_newmetatable(L, WORKER_TYPE);
+    lua_newtable(L);
+    luaL_setfuncs(L, worker_methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    luaL_newlib(L, functions);
+    return 1;
+}
