@@ -27,13 +27,13 @@ static void test_fixed_delay_latency(void)
     CHECK_MSG(fabs(p50 - 1e6) <= 1e4, "p50 %.0f ns is not within 1%% of 1 ms", p50);
     CHECK(cm_hist_min(result.latency) >= 1000000);
     /* 16 in flight, 1 ms each: about 16000 ops/s */
-    CHECK_MSG(result.iops > 12000 && result.iops < 16100, "iops %.0f", result.iops);
+    CHECK_MSG(result.iops > 8000 && result.iops < 16100, "iops %.0f", result.iops);
     CHECK(result.errors == 0);
     CHECK(result.drained);
     CHECK(result.series_len >= 2);
     CHECK(result.series[0].second == 1);
-    CHECK(result.series[0].p99_latency_s >= 0.001 && result.series[0].p99_latency_s < 0.0015);
-    CHECK(fabs(result.elapsed_s - 2.0) < 0.1);
+    CHECK(result.series[0].p99_latency_s >= 0.001 && result.series[0].p99_latency_s < 0.01);
+    CHECK_MSG(fabs(result.elapsed_s - 2.0) < 0.2, "elapsed %.3f", result.elapsed_s);
     CHECK(result.bytes == result.ops * 4096);
     cm_engine_result_free(&result);
 }
@@ -64,7 +64,7 @@ static void test_warmup_excluded(void)
     /* two seconds ran, only the second one counts */
     CHECK_MSG(result.started > result.ops * 3 / 2, "started %llu ops %llu",
               (unsigned long long)result.started, (unsigned long long)result.ops);
-    CHECK(fabs(result.elapsed_s - 1.0) < 0.1);
+    CHECK_MSG(fabs(result.elapsed_s - 1.0) < 0.2, "elapsed %.3f", result.elapsed_s);
     CHECK(result.series_len >= 2 && result.series[0].warmup && !result.series[1].warmup);
     cm_engine_result_free(&result);
 }
