@@ -2,6 +2,7 @@
 #include "rados_client.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,8 +22,9 @@ int cm_rados_connect(const struct cm_rados_connect_options *options, rados_t *cl
     const char *conf_name = options->conf ? options->conf : "the default ceph.conf";
     char seconds[32], timeout_text[32];
     rados_t cluster;
-    snprintf(timeout_text, sizeof timeout_text, "%g",
-             options->timeout > 0 ? options->timeout : 10.0);
+    /* librados takes whole seconds here ("2.5" is refused): round up */
+    snprintf(timeout_text, sizeof timeout_text, "%.0f",
+             ceil(options->timeout > 0 ? options->timeout : 10.0));
     int rc = rados_create(&cluster, id);
     if (rc < 0) {
         snprintf(error, error_size, "cannot create a rados client for client.%s: %s", id,
@@ -43,7 +45,7 @@ int cm_rados_connect(const struct cm_rados_connect_options *options, rados_t *cl
         (rc = set_option(cluster, "rados_mon_op_timeout", timeout_text, error, error_size)) < 0)
         goto fail;
     if (options->osd_timeout > 0) {
-        snprintf(seconds, sizeof seconds, "%g", options->osd_timeout);
+        snprintf(seconds, sizeof seconds, "%.0f", ceil(options->osd_timeout));
         if ((rc = set_option(cluster, "rados_osd_op_timeout", seconds, error, error_size)) < 0)
             goto fail;
     }

@@ -76,25 +76,50 @@ static void child_redirect(int target, const char *path, int flags)
     }
 }
 
-/* sys.spawn(argv [, {stdout=PATH, stderr=PATH, detach=true}]) -> pid
+/* sys.spawn(argv [, {stdout=PATH, stderr=PATH}]) -> pid | nil, message, code
  * Starts a long-running process (a daemon kept in the foreground) in its own session, so
- * it outlives this process and a terminal's SIGINT does not reach it. */
+ * it outlives this process and a terminal's SIGINT does not reach it. Returns once the
+ * program has been executed: a CLOEXEC pipe reports an exec failure (its errno) instead. */
 static int sys_spawn(lua_State *L)
 {
     char **argv = check_argv(L, 1);
     const char *out = opt_field_string(L, 2, "stdout");
     const char *err = opt_field_string(L, 2, "stderr");
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) < 0)
+        return push_failure(L, "pipe", errno);
     pid_t pid = fork();
-    if (pid < 0)
-        return push_failure(L, "fork", errno);
+    if (pid < 0) {
+        int e = errno;
+        close(report[0]);
+        close(report[1]);
+        return push_failure(L, "fork", e);
+    }
     if (pid == 0) {
         setsid();
         child_redirect(STDIN_FILENO, NULL, O_RDONLY);
         child_redirect(STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_APPEND);
         child_redirect(STDERR_FILENO, err ? err : out, O_WRONLY | O_CREAT | O_APPEND);
+        /* daemons inherit nothing else of ours (the report pipe closes on exec) */
+        for (int fd = 3; fd < 1024; fd++)
+            if (fd != report[1])
+                close(fd);
         signal(SIGINT, SIG_DFL);
         execvp(argv[0], argv);
+        int e = errno;
+        ssize_t unused = write(report[1], &e, sizeof e);
+        (void)unused;
         _exit(127);
+    }
+    close(report[1]);
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+        ;
+    close(report[0]);
+    if (got == (ssize_t)sizeof exec_errno) {
+        waitpid(pid, NULL, 0);
+        return push_failure(L, lua_pushfstring(L, "exec %s", argv[0]), exec_errno);
     }
     lua_pushinteger(L, pid);
     return 1;
@@ -301,10 +326,25 @@ static int sys_reap(lua_State *L)
     return 1;
 }
 
-/* sys.sleep(seconds): returns early and raises "interrupted" on SIGINT. */
+/* sys.sleep(seconds [, {after_interrupt=true}]): returns early and raises "interrupted"
+ * on SIGINT; with after_interrupt, it sleeps regardless (for cleanup that must wait, e.g.
+ * for daemons to exit after an interrupted run). */
 static int sys_sleep(lua_State *L)
 {
     double seconds = luaL_checknumber(L, 1);
+    int after_interrupt = 0;
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "after_interrupt");
+        after_interrupt = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    if (after_interrupt) {
+        struct timespec ts = {.tv_sec = (time_t)seconds,
+                              .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
+        while (seconds > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+            ;
+        return 0;
+    }
     if (seconds > 0)
         cm_interrupt_sleep(seconds);
     cm_interrupt_check(L);
