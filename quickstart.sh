@@ -54,4 +54,4 @@ cluster="$PWD/$build/demo-cluster"
 cephmark="$PWD/$build/cephmark"
 trap '"$cephmark" cluster down --dir "$cluster"' EXIT
 "$cephmark" cluster up --dir "$cluster"
-"$cephmark" run scenarios/smoke-rados.lua -c "$cluster/ceph.conf"
+"$cephmark" run scenarios/ec-vs-replica.lua -c "$cluster/ceph.conf" -p seconds=5

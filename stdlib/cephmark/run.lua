@@ -25,6 +25,19 @@ local function exit_code_for(result)
   return sys.EXIT_OK
 end
 
+-- A script that returns nothing is a plain script (scenarios/smoke-rados.lua), unless it
+-- defined a scenario with cm.scenario and neither returned nor ran it: that is a
+-- forgotten `return`, and running nothing silently would look like success.
+local function check_scenario_returned(scenario, result)
+  local pending = scenario.pending()
+  if not pending then return end
+  local got = result == nil and "does not return it" or
+    string.format("returns %s instead", type(result) == "table" and "a table that is not a scenario" or
+      ("a " .. type(result)))
+  sys.fail(string.format("%s:%d: scenario '%s' is defined here but the script %s; end the script with `return cm.scenario { ... }`",
+    pending.site.file, pending.site.line, pending.name, got))
+end
+
 function M.main(opts)
   require("cephmark.connection").configure(opts)
   local script = opts.script
@@ -48,9 +61,12 @@ function M.main(opts)
   }
   package.loaded["cephmark.context"] = context
   local result = chunk(context.params, context.args)
+  local scenario = package.loaded["cephmark.scenario"]
   if type(result) == "table" and type(result.run) == "function" then
     -- a scenario (built by cm.scenario): it runs itself with the context
     result = result:run(context)
+  elseif scenario then
+    check_scenario_returned(scenario, result)
   end
   return exit_code_for(result)
 end

@@ -1,0 +1,167 @@
+-- Ceph config options changed for a benchmark and put back afterwards, through the
+-- monitors' config database (`ceph config set/rm`). Before an option is first changed, its
+-- previous state is read: the effective value (`config get`) and whether it was set
+-- explicitly in the database for that section (`config dump`). Restoring sets the old
+-- explicit value back, or removes the setting when there was none, so the cluster ends
+-- exactly as it was, not with a default written in as if an operator had chosen it.
+-- Scenarios call restore from their finally path, so errors and SIGINT restore too.
+
+local sys = require "cephmark.sys"
+
+local M = {}
+
+-- cm.DEFAULT as a value: remove the explicit setting (`config rm WHO OPTION`), so the
+-- option takes its default (or a broader section's value) for that point.
+M.DEFAULT = setmetatable({}, {
+  __name = "cephmark.DEFAULT",
+  __tostring = function() return "default" end,
+})
+
+local Session = {}
+Session.__index = Session
+
+-- session(get_cluster [, log]) -> a session; get_cluster() returns a connected cluster
+-- (called only when an option is first touched), log(line) reports each change.
+function M.session(get_cluster, log)
+  return setmetatable({ get_cluster = get_cluster, log = log or function() end, changes = {},
+    active = {} }, Session)
+end
+
+local function command(cluster, cmd)
+  local result, status, code = cluster:mon_command(cmd)
+  if result == nil and code then return nil, status ~= "" and status or ("error " .. code), code end
+  return result == nil and true or result, status
+end
+
+-- Values travel as text, as the ceph CLI writes them.
+function M.text(value)
+  if type(value) == "string" then return (value:gsub("%s+$", "")) end
+  if math.type(value) == "float" and value == math.floor(value) then
+    return string.format("%d", math.floor(value))
+  end
+  return tostring(value)
+end
+
+-- The option's effective value for WHO, as the monitors see it (text), or nil, message.
+function Session:get(who, name)
+  local value, err = command(self.get_cluster(), { prefix = "config get", who = who, key = name })
+  if value == nil then return nil, err end
+  if value == true then return "" end
+  return M.text(value)
+end
+
+-- Whether WHO has its own setting of the option in the config database, and its text.
+function Session:explicit_setting(who, name)
+  local dump, err = command(self.get_cluster(), { prefix = "config dump" })
+  if dump == nil then return nil, err end
+  for _, entry in ipairs(type(dump) == "table" and dump or {}) do
+    if entry.section == who and entry.name == name and (entry.mask == nil or entry.mask == "") then
+      return true, M.text(entry.value)
+    end
+  end
+  return false
+end
+
+local function failure(who, name, err)
+  sys.fail(string.format("config %s/%s: %s", who, name, tostring(err)))
+end
+
+-- set(who, name, value): value is text, a number, a boolean or M.DEFAULT. The first change
+-- of an option records how it was; later changes only change it.
+function Session:set(who, name, value)
+  local key = who .. "/" .. name
+  local entry = self.active[key]
+  if not entry then
+    local original, err = self:get(who, name)
+    if original == nil then failure(who, name, err) end
+    local explicit, explicit_value = self:explicit_setting(who, name)
+    if explicit == nil then failure(who, name, explicit_value) end
+    entry = { who = who, name = name, original = original, explicit = explicit,
+      explicit_value = explicit_value, values = {} }
+    -- recorded before the change, so an interrupt right after it still restores
+    self.changes[#self.changes + 1] = entry
+    self.active[key] = entry
+  end
+  local cluster = self.get_cluster()
+  local ok, err
+  if value == M.DEFAULT then
+    ok, err = command(cluster, { prefix = "config rm", who = who, name = name })
+  else
+    ok, err = command(cluster, { prefix = "config set", who = who, name = name, value = M.text(value) })
+  end
+  if not ok then failure(who, name, err) end
+  local now = self:get(who, name)
+  entry.values[#entry.values + 1] = { set = value == M.DEFAULT and "default" or M.text(value), effective = now }
+  self.log(string.format("config %s = %s%s (was %s%s)", key,
+    value == M.DEFAULT and "default" or M.text(value),
+    (value == M.DEFAULT and now) and (": " .. now) or "",
+    entry.original, entry.explicit and ", set in the config database" or ", not set in the config database"))
+  return now
+end
+
+local function is_interrupt(err)
+  local message, code = sys.error_info(err)
+  return code == sys.EXIT_INTERRUPTED and message == "interrupted"
+end
+
+-- Runs fn protected; a SIGINT that lands in it (its error is raised once) is retried, so
+-- an operator's Ctrl-C during the restore itself does not leave an option changed.
+function M.attempt(fn)
+  local ok, err = pcall(fn)
+  if not ok and is_interrupt(err) then ok, err = pcall(fn) end
+  return ok, err
+end
+
+-- restore([only]) puts back every changed option (or only those whose "who/name" key is
+-- in the set `only`), newest first. Returns true, or false and the failures' messages;
+-- each option is attempted even when another fails.
+function Session:restore(only)
+  local errors = {}
+  for i = #self.changes, 1, -1 do
+    local entry = self.changes[i]
+    local key = entry.who .. "/" .. entry.name
+    if not entry.restored and (only == nil or only[key]) then
+      local ok, err = M.attempt(function()
+        local cluster = self.get_cluster()
+        local done, cerr
+        if entry.explicit then
+          done, cerr = command(cluster, { prefix = "config set", who = entry.who, name = entry.name,
+            value = entry.explicit_value })
+        else
+          done, cerr = command(cluster, { prefix = "config rm", who = entry.who, name = entry.name })
+        end
+        if not done then error(cerr, 0) end
+        entry.after = self:get(entry.who, entry.name)
+      end)
+      self.active[key] = nil
+      entry.restored = ok
+      if ok then
+        self.log(string.format("config %s restored to %s%s", key, entry.after or entry.original,
+          entry.explicit and "" or " (setting removed)"))
+      else
+        entry.restore_error = tostring((sys.error_info(err)))
+        errors[#errors + 1] = string.format("cannot restore config %s (was %s): %s", key,
+          entry.explicit and entry.explicit_value or "not set", entry.restore_error)
+      end
+    end
+  end
+  if #errors > 0 then return false, errors end
+  return true
+end
+
+-- What results record: each option changed, how it was, what it was set to, and whether
+-- it was put back.
+function Session:describe()
+  local json = require "cephmark.json"
+  local out = json.array()
+  for i, entry in ipairs(self.changes) do
+    local values = json.array()
+    for j, v in ipairs(entry.values) do values[j] = v end
+    out[i] = { who = entry.who, name = entry.name, original = entry.original,
+      explicit = entry.explicit, explicit_value = entry.explicit_value, values = values,
+      restored = entry.restored or false, after = entry.after, restore_error = entry.restore_error }
+  end
+  return out
+end
+
+return M

@@ -1,0 +1,1269 @@
+-- Scenarios: cm.scenario{...} checks a scenario's definition (params, pools, hooks, run)
+-- where it is written, and scenario:run(context) carries it out: resolves the params
+-- (defaults < --params FILE.yaml < -p), answers --help, creates the pools, runs the phases
+-- with a header, per-second lines and a summary each, sweeps (setting Ceph config options
+-- per point), compares variants, and always ends the same way -- config restored, pools
+-- it created deleted, results folder written -- whether the run finished, failed or was
+-- interrupted. The object a run function gets as `s` is a Run (below).
+
+local compare = require "cephmark.compare"
+local config = require "cephmark.config"
+local json = require "cephmark.json"
+local params = require "cephmark.params"
+local results = require "cephmark.results"
+local sweep = require "cephmark.sweep"
+local sys = require "cephmark.sys"
+
+local M = {}
+
+-- Hook names: a scenario's `hooks = { before_phase = fn, ... }`; checked at definition and
+-- looked up once, not per phase.
+M.hooks = {
+  BEFORE_RUN = "before_run",     -- (s, p) after pools exist, before run
+  AFTER_RUN = "after_run",       -- (s, p) after run returned, before pools are deleted
+  BEFORE_PHASE = "before_phase", -- (s, phase) before each phase starts
+  AFTER_PHASE = "after_phase",   -- (s, phase) after each phase, phase.result filled in
+  ON_SECOND = "on_second",       -- (s, phase, second) each second of a measured phase
+}
+local hook_names = {}
+for _, name in pairs(M.hooks) do hook_names[name] = true end
+
+-- Phase names with a meaning of their own: the four pool:bench ops, and prepare for setup
+-- work a scenario does before measuring (any other name is a custom phase).
+M.phases = { PREPARE = "prepare", WRITE = "write", SEQ = "seq", RAND = "rand", CLEANUP = "cleanup" }
+local native_ops = { write = true, seq = true, rand = true, cleanup = true }
+
+-- Options of s:phase that are the scenario's, not pool:bench's.
+local phase_own_options = { label = true, variant = true, report = true }
+
+local function builtin_params()
+  return {
+    keep_pools = params.bool(false, "keep the pools this run created (by default they are deleted at the end)"),
+    progress = params.bool(true, "print a line per second during phases"),
+  }
+end
+
+local function fail_at(site, message)
+  sys.fail(params.where(site) .. ": " .. message)
+end
+
+local function is_interrupt(err)
+  local message, code = sys.error_info(err)
+  return code == sys.EXIT_INTERRUPTED and message == "interrupted"
+end
+
+local function is_operator_error(err)
+  return (select(3, sys.error_info(err)))
+end
+
+local function error_message(err)
+  return tostring((sys.error_info(err)))
+end
+
+local function copy(t)
+  local out = {}
+  for k, v in pairs(t or {}) do out[k] = v end
+  return out
+end
+
+local function is_list(value)
+  if type(value) ~= "table" then return false end
+  local n = 0
+  for _ in pairs(value) do n = n + 1 end
+  return n == #value
+end
+
+-- A value as results can hold it: functions, userdata and cycles dropped, lists marked
+-- as arrays so an empty one stays a list.
+local function plain(value, seen)
+  local t = type(value)
+  if t == "string" or t == "number" or t == "boolean" or value == json.null then return value end
+  if t ~= "table" then return nil end
+  seen = seen or {}
+  if seen[value] then return nil end
+  seen[value] = true
+  local out = {}
+  if is_list(value) and #value > 0 then
+    out = json.array()
+    for i, v in ipairs(value) do out[i] = plain(v, seen) end
+  else
+    for k, v in pairs(value) do
+      if type(k) == "string" or math.type(k) == "integer" then out[k] = plain(v, seen) end
+    end
+  end
+  seen[value] = nil
+  return out
+end
+
+local function now_iso()
+  return sys.utc_timestamp("%Y-%m-%dT%H:%M:%SZ")
+end
+
+local function say(line)
+  io.stdout:write(line, "\n")
+  io.stdout:flush()
+end
+
+local function warn(line)
+  io.stdout:flush()
+  io.stderr:write("cephmark: warning: ", line, "\n")
+end
+
+-------------------------------------------------------------------------------------------
+-- Definition
+
+local Scenario = {}
+Scenario.__index = Scenario
+
+-- Scenarios defined in this Lua state, in order; run.lua asks which were neither returned
+-- nor run, to tell a script that forgot `return` from a plain script.
+local defined = {}
+
+function M.is_scenario(value)
+  return getmetatable(value) == Scenario
+end
+
+-- The first scenario defined but never run, or nil.
+function M.pending()
+  for _, scenario in ipairs(defined) do
+    if not scenario.started then return scenario end
+  end
+  return nil
+end
+
+local pool_fields = { name = true, label = true, type = true, size = true, min_size = true,
+  pg_num = true, k = true, m = true, crush_failure_domain = true, application = true,
+  keep = true, reuse = true }
+local pool_field_list = "application, crush_failure_domain, k, keep, label, m, min_size, name, pg_num, reuse, size, type"
+
+local function check_pool(label, spec, scenario_name, site)
+  local function bad(message) fail_at(site, string.format("pool '%s': %s", label, message)) end
+  if type(spec) ~= "table" then
+    bad("expected a table {type = \"replicated\", size = 3} or {type = \"erasure\", k = 2, m = 1}, got " ..
+      params.show(spec))
+  end
+  for key in pairs(spec) do
+    if not pool_fields[key] then bad(string.format("unknown field '%s' (fields: %s)", tostring(key), pool_field_list)) end
+  end
+  local kind = spec.type or "replicated"
+  if kind ~= "replicated" and kind ~= "erasure" then
+    bad(string.format("type must be \"replicated\" or \"erasure\", got %s", params.show(kind)))
+  end
+  for _, field in ipairs { "size", "min_size", "pg_num", "k", "m" } do
+    local value = spec[field]
+    if value ~= nil and (math.type(value) ~= "integer" or value < 1) then
+      bad(string.format("%s must be a positive integer, got %s", field, params.show(value)))
+    end
+  end
+  if kind == "erasure" then
+    if spec.k == nil or spec.m == nil then
+      local missing = spec.k == nil and (spec.m == nil and "k and m are" or "k is") or "m is"
+      bad(string.format("an erasure-coded pool needs k and m; %s missing", missing))
+    end
+    if spec.k < 2 then bad(string.format("erasure coding needs k >= 2, got %d", spec.k)) end
+    if spec.size or spec.min_size then
+      bad("size and min_size are for replicated pools; an erasure-coded pool's size is k+m")
+    end
+  elseif spec.k ~= nil or spec.m ~= nil then
+    bad("k and m are for erasure-coded pools (type = \"erasure\")")
+  end
+  if spec.name ~= nil and (type(spec.name) ~= "string" or spec.name == "") then
+    bad("name must be a non-empty string")
+  end
+  local out = copy(spec)
+  out.type = kind
+  return { label = label, name = spec.name or string.format("cephmark-%s-%s", scenario_name, label),
+    spec = out, keep = spec.keep and true or false, reuse = spec.reuse and true or false }
+end
+
+-- pools as a map {label = spec} (run in label order) or a list {{label=, ...}, ...} (run in
+-- that order) -> an ordered list of checked pools.
+local function check_pools(pools, scenario_name, site)
+  if pools == nil then return {} end
+  if type(pools) ~= "table" then
+    fail_at(site, "pools must be a table {label = {type=, ...}} or a function(p) returning one, got " ..
+      params.show(pools))
+  end
+  local list = {}
+  if is_list(pools) and #pools > 0 then
+    for i, spec in ipairs(pools) do
+      local label = type(spec) == "table" and (spec.label or spec.name)
+      if type(label) ~= "string" then
+        fail_at(site, string.format("pool %d: a pool in a list needs a label (or a name)", i))
+      end
+      list[#list + 1] = check_pool(label, spec, scenario_name, site)
+    end
+  else
+    local labels = {}
+    for label in pairs(pools) do
+      if type(label) ~= "string" then
+        fail_at(site, "pool labels must be strings, got " .. params.show(label))
+      end
+      labels[#labels + 1] = label
+    end
+    table.sort(labels)
+    for _, label in ipairs(labels) do list[#list + 1] = check_pool(label, pools[label], scenario_name, site) end
+  end
+  local names = {}
+  for _, pool in ipairs(list) do
+    if names[pool.name] then
+      fail_at(site, string.format("pools '%s' and '%s' are both named '%s'", names[pool.name], pool.label, pool.name))
+    end
+    names[pool.name] = pool.label
+  end
+  return list
+end
+
+local scenario_fields = { name = true, description = true, params = true, pools = true, run = true,
+  hooks = true }
+
+-- Where a scenario is defined when cm.scenario was tail-called (`return cm.scenario {`):
+-- the file of its run function or params (else the script being run), and the line
+-- that opens the cm.scenario call, found by looking up from the first line known to be
+-- inside the definition.
+local function definition_site(spec)
+  local file, first
+  local function consider(source, line)
+    if not source or source:sub(1, 1) ~= "@" then return end
+    if not file then file = source:sub(2) end
+    if source:sub(2) == file and line and line > 0 and (not first or line < first) then first = line end
+  end
+  if type(spec) == "table" then
+    for _, key in ipairs { "run", "pools" } do
+      if type(spec[key]) == "function" then
+        local info = debug.getinfo(spec[key], "S")
+        consider(info.source, info.linedefined)
+      end
+    end
+    for _, value in pairs(type(spec.params) == "table" and spec.params or {}) do
+      if params.is_param(value) and value.site then consider("@" .. value.site.file, value.site.line) end
+    end
+    for _, fn in pairs(type(spec.hooks) == "table" and spec.hooks or {}) do
+      if type(fn) == "function" then
+        local info = debug.getinfo(fn, "S")
+        consider(info.source, info.linedefined)
+      end
+    end
+  end
+  if not file then
+    local context = package.loaded["cephmark.context"]
+    file = context and context.script or "?"
+  end
+  local text = sys.read_file(file)
+  if text then
+    local lines = {}
+    for line in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+    for n = math.min(first or #lines, #lines), 1, -1 do
+      if lines[n]:find("scenario%s*[{(]") then return { file = file, line = n } end
+    end
+  end
+  return { file = file, line = first or 0 }
+end
+
+-- define(spec, site) -> scenario; everything that can be checked before running is
+-- checked here, with the scenario file and line in the message. site is nil when the
+-- caller's line is unknown (a tail call).
+function M.define(spec, site)
+  site = site or definition_site(spec)
+  if type(spec) ~= "table" then
+    fail_at(site, "cm.scenario expects a table {name = ..., params = ..., pools = ..., run = function(s, p) ... end}, got " ..
+      params.show(spec))
+  end
+  for key in pairs(spec) do
+    if not scenario_fields[key] then
+      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, params, pools, run)",
+        tostring(key)))
+    end
+  end
+  if type(spec.name) ~= "string" or not spec.name:match("^[%w][%w._-]*$") then
+    fail_at(site, "cm.scenario: name must be a word of letters, digits, '.', '_' or '-' (it names pools and the results folder), got " ..
+      params.show(spec.name))
+  end
+  if spec.description ~= nil and type(spec.description) ~= "string" then
+    fail_at(site, "cm.scenario: description must be a string")
+  end
+  if type(spec.run) ~= "function" then
+    fail_at(site, string.format("scenario '%s' needs run = function(s, p) ... end, got %s", spec.name,
+      params.show(spec.run)))
+  end
+  local hooks = {}
+  if spec.hooks ~= nil then
+    if type(spec.hooks) ~= "table" then fail_at(site, "hooks must be a table {before_phase = function ... end}") end
+    local valid = {}
+    for name in pairs(hook_names) do valid[#valid + 1] = name end
+    table.sort(valid)
+    for name, fn in pairs(spec.hooks) do
+      if not hook_names[name] then
+        fail_at(site, string.format("unknown hook '%s' (hooks: %s)", tostring(name), table.concat(valid, ", ")))
+      end
+      if type(fn) ~= "function" then
+        fail_at(site, string.format("hook '%s' must be a function, got %s", name, params.show(fn)))
+      end
+      hooks[name] = fn
+    end
+  end
+  local self = setmetatable({
+    name = spec.name,
+    description = spec.description,
+    site = site,
+    params = params.declare(spec.params, site, builtin_params()),
+    body = spec.run,
+    hooks = hooks,
+  }, Scenario)
+  if type(spec.pools) == "function" then
+    self.pools_function = spec.pools
+    local info = debug.getinfo(spec.pools, "S")
+    self.pools_site = { file = site.file, line = info.linedefined }
+  else
+    self.pools = check_pools(spec.pools, spec.name, site)
+  end
+  defined[#defined + 1] = self
+  return self
+end
+
+-- The pools for these param values (a pools function is called here, and checked).
+function Scenario:resolve_pools(values)
+  if not self.pools_function then return self.pools end
+  local p = params.guard(copy(values), self.params)
+  local ok, pools = pcall(self.pools_function, p)
+  if not ok then
+    if is_operator_error(pools) then error(pools, 0) end
+    fail_at(self.pools_site, "pools: " .. error_message(pools))
+  end
+  return check_pools(pools, self.name, self.pools_site)
+end
+
+local function describe_pool_spec(spec)
+  if spec.type == "erasure" then return string.format("erasure k=%d m=%d", spec.k, spec.m) end
+  return string.format("replicated size=%d", spec.size or 3)
+end
+
+function Scenario:print_help(context)
+  local lines = {}
+  local script = context.script or self.site.file
+  lines[#lines + 1] = self.name .. (self.description and (": " .. self.description) or "")
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = string.format("usage: cephmark run %s [-p NAME=VALUE]... [--params FILE.yaml] [-o DIR]", script)
+  local own, builtin = self.params:help_lines()
+  if #own > 0 then
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = "params:"
+    for _, line in ipairs(own) do lines[#lines + 1] = line end
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "params of every scenario:"
+  for _, line in ipairs(builtin) do lines[#lines + 1] = line end
+  local defaults = {}
+  for _, name in ipairs(self.params.names) do defaults[name] = self.params:get(name).default end
+  local ok, pools = pcall(self.resolve_pools, self, defaults)
+  if ok and #pools > 0 then
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = self.pools_function and "pools (with the default params):" or "pools:"
+    local width, spec_width = 0, 0
+    for _, pool in ipairs(pools) do
+      width = math.max(width, #pool.label)
+      spec_width = math.max(spec_width, #describe_pool_spec(pool.spec))
+    end
+    for _, pool in ipairs(pools) do
+      lines[#lines + 1] = string.format("  %-" .. width .. "s  %-" .. spec_width .. "s  (%s%s)", pool.label,
+        describe_pool_spec(pool.spec), pool.name, pool.reuse and ", reused if it exists" or "")
+    end
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "Sizes take K, M, G, T or P (powers of 1024); durations s, ms, m or h; lists are"
+  lines[#lines + 1] = "comma-separated (-p threads=1,4,16). A --params file is a YAML mapping (threads: 16)."
+  for _, line in ipairs(lines) do say(line) end
+end
+
+-------------------------------------------------------------------------------------------
+-- Running: the Run object is `s` in run = function(s, p)
+
+local Run = {}
+Run.__index = Run
+
+local function new_run(scenario, context, values, origins, pools)
+  local self = setmetatable({
+    scenario = scenario,
+    context = context,
+    values = values,
+    origins = origins,
+    pools = pools,
+    pool_handles = {},
+    pool_labels = setmetatable({}, { __mode = "k" }),
+    records = {},
+    comparisons = {},
+    sweeps = {},
+    point_stack = {},
+    variant_stack = {},
+    written = {},
+    warnings = {},
+    progress = values.progress,
+    status = "running",
+  }, Run)
+  self.p = params.guard(values, scenario.params)
+  self.config = config.session(function() return self:cluster() end, function(line) say("  " .. line) end)
+  return self
+end
+
+function Scenario:run(context)
+  self.started = true
+  context = context or {}
+  if context.help then
+    self:print_help(context)
+    return { failed_ops = 0, help = true }
+  end
+  local values, origins = self.params:resolve { file = context.params_file, cli = context.params }
+  local pools = self:resolve_pools(values)
+  return new_run(self, context, values, origins, pools):execute()
+end
+
+function Run:warn(message)
+  self.warnings[#self.warnings + 1] = message
+  warn(message)
+end
+
+-- The cluster, connected on first use: scenarios without pools or config options (tests on
+-- the null target) never connect. context.cluster lets a caller supply its own.
+function Run:cluster()
+  if self.cluster_handle then return self.cluster_handle end
+  local cluster = self.context.cluster
+  if cluster then
+    self.cluster_borrowed = true
+  else
+    cluster = require("cephmark.connection").connect()
+  end
+  self.cluster_handle = cluster
+  self:collect_facts()
+  return cluster
+end
+
+-- Facts about the cluster for results; each is optional, a failure leaves it out.
+function Run:collect_facts()
+  local cluster = self.cluster_handle
+  local facts = {}
+  local function try(fn) local ok, value = pcall(fn); return ok and value or nil end
+  facts.fsid = try(function() return cluster:fsid() end)
+  local version = try(function() return cluster:mon_command { prefix = "version" } end)
+  facts.version = type(version) == "table" and version.version or nil
+  local versions = try(function() return cluster:mon_command { prefix = "versions" } end)
+  facts.versions = type(versions) == "table" and versions or nil
+  local up, osds_in = nil, nil
+  pcall(function() up, osds_in = cluster:osd_count() end)
+  facts.osds_up, facts.osds_in = up, osds_in
+  self.facts = facts
+  local release = facts.version and facts.version:match("ceph version (%S+)")
+  local name = facts.version and facts.version:match("%) (%a+)")
+  say(string.format("cluster %s: ceph %s%s, %s OSDs up", facts.fsid or "?", release or "?",
+    name and (" " .. name) or "", tostring(up or "?")))
+end
+
+-- params line: every param of the scenario, the ones given on the command line or in a
+-- file marked, so a pasted log says how the run was configured.
+function Run:print_header()
+  local scenario = self.scenario
+  say(string.format("scenario %s%s", scenario.name,
+    scenario.description and (": " .. scenario.description) or ""))
+  local parts = {}
+  for _, name in ipairs(scenario.params.names) do
+    local param = scenario.params:get(name)
+    if not param.builtin or self.origins[name] ~= "default" then
+      local text = param:format(self.values[name])
+      parts[#parts + 1] = name .. "=" .. text .. (self.origins[name] ~= "default" and "*" or "")
+    end
+  end
+  if #parts > 0 then
+    say("params: " .. table.concat(parts, " ") .. (self:any_override() and "  (* set by -p or --params)" or ""))
+  end
+end
+
+function Run:any_override()
+  for _, origin in pairs(self.origins) do
+    if origin ~= "default" then return true end
+  end
+  return false
+end
+
+function Run:open_results_dir()
+  local dir = self.context.output or results.default_dir(self.scenario.name)
+  local existed = sys.stat(dir) ~= nil
+  local ok, err = sys.mkdir(dir)
+  if not ok then sys.fail(string.format("cannot create the results folder %s: %s", dir, tostring(err))) end
+  self.results_dir = dir
+  self.results_dir_created = not existed
+end
+
+function Run:create_pools()
+  if #self.pools == 0 then return end
+  local cluster = self:cluster()
+  for _, pool in ipairs(self.pools) do
+    if cluster:pool_exists(pool.name) then
+      if not pool.reuse then
+        fail_at(self.scenario.site, string.format(
+          "pool '%s' (%s) already exists and this run did not create it; set reuse = true in its pool spec to run in it (it is then never deleted), or give the pool another name",
+          pool.name, pool.label))
+      end
+      pool.created = false
+      say(string.format("pool %s: using the existing pool %s", pool.label, pool.name))
+    else
+      local spec = copy(pool.spec)
+      spec.name, spec.label, spec.keep, spec.reuse = pool.name, nil, nil, nil
+      -- marked before the call: an interrupt right after the pool appears still deletes it
+      pool.creating = true
+      local created, err = cluster:pool_create(spec)
+      if not created then sys.fail("cannot create " .. tostring(err)) end
+      pool.created, pool.profile = true, created.profile
+      say(string.format("pool %s: created %s (%s, pg_num %d)", pool.label, pool.name,
+        describe_pool_spec(pool.spec), pool.spec.pg_num or 8))
+    end
+    pool.info = cluster:pool_info(pool.name)
+    if pool.info and pool.info.erasure_code_profile and pool.info.erasure_code_profile ~= "" then
+      local profile = cluster:mon_command { prefix = "osd erasure-code-profile get",
+        name = pool.info.erasure_code_profile }
+      if type(profile) == "table" then pool.erasure_code_profile = profile end
+    end
+  end
+end
+
+function Run:execute()
+  self.started_at = now_iso()
+  self.started_clock = sys.monotonic()
+  local ok, err = xpcall(function()
+    self:open_results_dir()
+    self:print_header()
+    self:create_pools()
+    self.reached_run = true
+    local before = self.scenario.hooks.before_run
+    if before then before(self, self.p) end
+    self.scenario.body(self, self.p)
+    local after = self.scenario.hooks.after_run
+    if after then after(self, self.p) end
+  end, function(e)
+    if is_operator_error(e) then return e end
+    return debug.traceback(tostring(e), 2)
+  end)
+  return self:finish(ok, err)
+end
+
+-------------------------------------------------------------------------------------------
+-- Phases
+
+function Run:pool(label)
+  local handle = self.pool_handles[label]
+  if handle then return handle end
+  local pool
+  for _, candidate in ipairs(self.pools) do
+    if candidate.label == label then pool = candidate end
+  end
+  if not pool then
+    local labels = {}
+    for _, candidate in ipairs(self.pools) do labels[#labels + 1] = candidate.label end
+    error(string.format("s:pool: no pool '%s' in this scenario (pools: %s)", tostring(label),
+      #labels > 0 and table.concat(labels, ", ") or "none"), 2)
+  end
+  local err
+  handle, err = self:cluster():pool(pool.name)
+  if not handle then sys.fail(err) end
+  self.pool_handles[label] = handle
+  self.pool_labels[handle] = label
+  return handle
+end
+
+-- for label, pool in s:each_pool() do ... end, in the scenario's pool order
+function Run:each_pool()
+  local i = 0
+  return function()
+    i = i + 1
+    local pool = self.pools[i]
+    if pool then return pool.label, self:pool(pool.label) end
+  end
+end
+
+function Run:pool_name(label)
+  for _, pool in ipairs(self.pools) do
+    if pool.label == label then return pool.name end
+  end
+  return nil
+end
+
+-- The variant a phase runs in: its pool, the sweep points it is inside, and any
+-- s:variant scopes; as an ordered list of (dimension, label) and one label for humans.
+function Run:current_variant(pool_label, extra)
+  local dimensions, variant, label_parts, point_parts = {}, {}, {}, {}
+  local function add(dimension, value)
+    if variant[dimension] == nil then dimensions[#dimensions + 1] = dimension end
+    variant[dimension] = tostring(value)
+  end
+  if pool_label then
+    add("pool", pool_label)
+    label_parts[#label_parts + 1] = pool_label
+  end
+  for _, entry in ipairs(self.point_stack) do
+    for _, dimension in ipairs(entry.point.order) do add(dimension, entry.point.labels[dimension]) end
+    point_parts[#point_parts + 1] = entry.point.label
+  end
+  if #point_parts > 0 then label_parts[#label_parts + 1] = table.concat(point_parts, " ") end
+  local scopes = {}
+  for _, scope in ipairs(self.variant_stack) do scopes[#scopes + 1] = scope end
+  if extra then scopes[#scopes + 1] = extra end
+  for _, scope in ipairs(scopes) do
+    for _, dimension in ipairs(scope.order) do add(dimension, scope.values[dimension]) end
+    label_parts[#label_parts + 1] = scope.label
+  end
+  local label = #label_parts > 0 and table.concat(label_parts, " ") or "run"
+  return variant, dimensions, label, #point_parts > 0 and table.concat(point_parts, " ") or nil
+end
+
+-- A variant scope from a label ("quiet") or dimensions ({osd_debug = "0/0"}).
+local function variant_scope(value, site)
+  if type(value) == "string" then
+    return { order = { "variant" }, values = { variant = value }, label = value }
+  end
+  if type(value) ~= "table" then
+    fail_at(site, "a variant is a label or a table of dimension = value, got " .. params.show(value))
+  end
+  local order, parts = {}, {}
+  for dimension in pairs(value) do order[#order + 1] = tostring(dimension) end
+  table.sort(order)
+  local values = {}
+  for _, dimension in ipairs(order) do
+    values[dimension] = tostring(value[dimension])
+    parts[#parts + 1] = dimension .. "=" .. values[dimension]
+  end
+  return { order = order, values = values, label = table.concat(parts, " ") }
+end
+
+local function format_latency(seconds)
+  if type(seconds) ~= "number" then return "-" end
+  if seconds >= 1 then return string.format("%.3g s", seconds) end
+  return string.format("%.3g ms", seconds * 1000)
+end
+
+local option_order = { "op", "seconds", "ops", "bytes", "threads", "n", "block_size", "object_size",
+  "rate", "warmup", "run_name", "verify" }
+local size_options = { bytes = true, block_size = true, object_size = true }
+local duration_options = { seconds = true, warmup = true }
+
+local function describe_options(options)
+  local parts, shown = {}, {}
+  local function show_option(key, value)
+    if type(value) == "function" or type(value) == "userdata" or type(value) == "table" then return end
+    if size_options[key] and math.type(value) == "integer" then value = params.format_size(value) end
+    if duration_options[key] and type(value) == "number" then value = params.format_duration(value) end
+    parts[#parts + 1] = key .. "=" .. tostring(value)
+  end
+  for _, key in ipairs(option_order) do
+    if options[key] ~= nil then shown[key] = true; show_option(key, options[key]) end
+  end
+  local rest = {}
+  for key in pairs(options) do
+    if not shown[key] and not phase_own_options[key] and type(key) == "string" then rest[#rest + 1] = key end
+  end
+  table.sort(rest)
+  for _, key in ipairs(rest) do show_option(key, options[key]) end
+  return table.concat(parts, " ")
+end
+
+local function is_bench_result(value)
+  return type(value) == "table" and type(value.lat) == "table" and type(value.ops) == "number"
+end
+
+-- Printers: how a phase reports itself. "compact" is cephmark's own (a line per second, a
+-- summary line); "rados-bench" prints rados bench's layout; "none" only the summary line.
+local printers = {}
+
+printers.compact = function(run, record)
+  return {
+    second = function(second)
+      if second.partial or second.warmup or not run.progress then return end
+      say(string.format("  %4ds %9.1f MiB/s %8d IOPS  p99 %-9s avg %s", second.sec, second.cur_mib or 0,
+        math.floor((second.iops or 0) + 0.5), format_latency(second.p99), format_latency(second.avg_lat)))
+    end,
+    summary = function(result)
+      say(run:summary_line(record, result))
+    end,
+  }
+end
+
+printers.none = function(run, record)
+  return { second = function() end, summary = function(result) say(run:summary_line(record, result)) end }
+end
+
+printers["rados-bench"] = function(run, record, options)
+  local report = require "cephmark.report.rados_bench"
+  local op = record.op
+  if op == "cleanup" then
+    return {
+      start = function() say("Cleaning up (deleting benchmark objects)") end,
+      second = function() end,
+      summary = function(result)
+        say(string.format("Removed %d objects", result.ops))
+        say(string.format("Clean up completed and total clean up time :%g", result.elapsed))
+      end,
+    }
+  end
+  local printer = report.new { mode = op }
+  if op == "write" then
+    local block = sys.parse_size(options.block_size or "4M")
+    local seconds = options.seconds and sys.parse_duration(options.seconds) or 10
+    printer:preamble { threads = options.threads or 16, block_size = block,
+      object_size = options.object_size and sys.parse_size(options.object_size) or block,
+      seconds = math.ceil(seconds), max_objects = options.ops or 0, prefix = options.prefix }
+  end
+  printer:start()
+  return {
+    second = function(second) printer:second(second) end,
+    summary = function(result) printer:summary(result) end,
+  }
+end
+
+function Run:summary_line(record, result)
+  local what = record.name .. (record.label ~= "run" and (" " .. record.label) or "")
+  if not is_bench_result(result) then
+    return string.format("  = %s: done in %.2f s", what, record.elapsed or 0)
+  end
+  if record.op == "cleanup" then
+    return string.format("  = %s: removed %d objects in %.2f s%s", what, result.ops, result.elapsed,
+      result.errors > 0 and string.format(", %d errors", result.errors) or "")
+  end
+  local lat = result.lat or {}
+  local extra = ""
+  if (result.verify_failures or 0) > 0 then extra = extra .. string.format(", %d verify failures", result.verify_failures) end
+  if result.interrupted then extra = extra .. " (interrupted)" end
+  return string.format("  = %s: %d ops in %.2f s, %.1f MiB/s, %.0f IOPS, lat avg %s p50 %s p99 %s max %s, %d errors%s",
+    what, result.ops, result.elapsed, result.bandwidth_mib, result.iops, format_latency(lat.avg),
+    format_latency(lat.p50), format_latency(lat.p99), format_latency(lat.max), result.errors or 0, extra)
+end
+
+-- The one path every phase takes: header, hooks, the runner (which gets the per-second
+-- callback), the record, the summary, the results written so far.
+function Run:run_phase(name, op, pool_label, options, runner, site)
+  local scope = options.variant ~= nil and variant_scope(options.variant, site) or nil
+  if options.label ~= nil then
+    scope = { order = {}, values = {}, label = tostring(options.label) }
+  end
+  local variant, dimensions, label, point = self:current_variant(pool_label, scope)
+  local record = {
+    index = #self.records + 1, name = name, op = op, label = label, point = point,
+    pool = pool_label and self:pool_name(pool_label) or nil, variant = variant,
+    dimensions = dimensions, options = plain(options), started_at = now_iso(), status = "running",
+  }
+  local report = options.report or "compact"
+  local make_printer = printers[report]
+  if not make_printer then
+    fail_at(site, string.format("s:phase: report must be \"compact\", \"rados-bench\" or \"none\", got %s",
+      params.show(report)))
+  end
+  local description = describe_options(options)
+  say(string.format("[%d] %s%s%s%s", record.index, name, label ~= "run" and (" " .. label) or "",
+    record.pool and ("  pool " .. record.pool) or "", description ~= "" and ("  " .. description) or ""))
+  local printer = make_printer(self, record, options)
+  local hooks = self.scenario.hooks
+  if hooks.before_phase then hooks.before_phase(self, record) end
+  if printer.start then printer.start() end
+  local user_on_second, on_second_hook = options.on_second, hooks.on_second
+  local function on_second(second)
+    printer.second(second)
+    if on_second_hook then on_second_hook(self, record, second) end
+    if user_on_second then return user_on_second(second) end
+  end
+  self.current_record = record
+  local started = sys.monotonic()
+  local result = runner(on_second, record)
+  record.elapsed = sys.monotonic() - started
+  self.current_record = nil
+  if is_bench_result(result) then
+    local summary = {}
+    for k, v in pairs(result) do
+      if k ~= "series" then summary[k] = v end
+    end
+    record.result = plain(summary)
+    record.series = plain(result.series or {})
+    if #record.series == 0 then record.series = json.array() end
+    record.elapsed = result.elapsed or record.elapsed
+    if result.interrupted then
+      record.status = "interrupted"
+    elseif (result.errors or 0) > 0 or (result.verify_failures or 0) > 0 then
+      record.status = "failed"
+    else
+      record.status = "ok"
+    end
+  else
+    record.status = sys.interrupted() and "interrupted" or "ok"
+    if result ~= nil then
+      local encodable = pcall(json.encode, result)
+      record.value = encodable and result or plain(result)
+    end
+  end
+  self.records[#self.records + 1] = record
+  printer.summary(result)
+  if hooks.after_phase then hooks.after_phase(self, record) end
+  self:save(false)
+  if record.status == "interrupted" then sys.fail("interrupted", sys.EXIT_INTERRUPTED) end
+  return result
+end
+
+-- s:phase(name, pool, options): a pool:bench phase (name write/seq/rand/cleanup, or any name
+-- with op=); s:phase(name, function(phase) ... end [, options]): a custom phase, recorded
+-- like a native one when it returns a bench result.
+function Run:phase(name, target, options)
+  local site = params.site(2)
+  if type(name) ~= "string" or name == "" then
+    fail_at(site, "s:phase: the first argument is the phase's name (write, seq, rand, cleanup, prepare or your own), got " ..
+      params.show(name))
+  end
+  if options ~= nil and type(options) ~= "table" then
+    fail_at(site, string.format("s:phase('%s'): options must be a table, got %s", name, params.show(options)))
+  end
+  options = options or {}
+  if type(target) == "function" then
+    return self:run_phase(name, options.op or name, nil, options, function(on_second, record)
+      return target({ name = name, index = record.index, label = record.label, variant = record.variant,
+        on_second = on_second, options = options })
+    end, site)
+  end
+  local is_handle = type(target) == "userdata"
+  local has_bench = (is_handle or type(target) == "table") and
+    (pcall(function() return target.bench end)) and type(target.bench) == "function"
+  if not has_bench then
+    fail_at(site, string.format("s:phase('%s'): the second argument is a pool (s:pool(label)) or a function, got %s",
+      name, params.show(target)))
+  end
+  local op = options.op or (native_ops[name] and name)
+  if is_handle and not op then
+    fail_at(site, string.format("s:phase('%s', pool): a pool phase is write, seq, rand or cleanup, or says which with op = \"write\"",
+      name))
+  end
+  local pool_label = is_handle and self.pool_labels[target] or nil
+  local bench = {}
+  for k, v in pairs(options) do
+    if not phase_own_options[k] and k ~= "on_second" then bench[k] = v end
+  end
+  if options.report == "rados-bench" and op == "write" and bench.prefix == nil then
+    -- rados bench prints the object prefix before the run; name it so it can be printed
+    bench.prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid())
+    options = copy(options)
+    options.prefix = bench.prefix
+  end
+  local result = self:run_phase(name, op or name, pool_label, options, function(on_second)
+    bench.on_second = on_second
+    if is_handle then
+      bench.op = op
+      return target:bench(bench)
+    end
+    return target.bench(bench)
+  end, site)
+  if is_handle and is_bench_result(result) then self:track_objects(target, pool_label, op, bench, result) end
+  return result
+end
+
+-- Benchmark objects a write left in a pool the scenario did not create are removed at the
+-- end (unless a cleanup phase did it), so a reused pool is left as it was found.
+function Run:track_objects(handle, pool_label, op, bench, result)
+  local run_name = bench.run_name or result.run_name or "cephmark_bench_last_metadata"
+  local key = tostring(pool_label) .. "\0" .. run_name
+  if op == "write" then
+    self.written[key] = { handle = handle, pool = pool_label, run_name = run_name, prefix = result.prefix }
+  elseif op == "cleanup" then
+    self.written[key] = nil
+  end
+end
+
+-- s:workers{n=, fn=function(w) ... end, seconds=, ops=, rate=, name=, pool=}: scripted
+-- workers (cephmark.workers) as a phase; pool= only labels the variant.
+function Run:workers(options)
+  local site = params.site(2)
+  if type(options) ~= "table" then fail_at(site, "s:workers expects a table {n=, fn=, seconds=, ...}") end
+  local ok, workers = pcall(require, "cephmark.workers")
+  if not ok then
+    fail_at(site, "s:workers needs scripted workers (the cephmark.workers module), which this cephmark does not have")
+  end
+  local name = options.name or "workers"
+  local pool_label = options.pool and self.pool_labels[options.pool] or nil
+  local run_options = {}
+  for k, v in pairs(options) do
+    if k ~= "name" and k ~= "pool" and not phase_own_options[k] and k ~= "on_second" then run_options[k] = v end
+  end
+  return self:run_phase(name, "workers", pool_label, options, function(on_second)
+    run_options.on_second = on_second
+    return workers.run(run_options)
+  end, site)
+end
+
+-- s:variant(label or {dimension = value}, function() ... end): phases inside carry the
+-- variant, so compare can put them side by side.
+function Run:variant(value, fn)
+  local site = params.site(2)
+  if type(fn) ~= "function" then fail_at(site, "s:variant(label, function() ... end): the second argument must be a function") end
+  local scope = variant_scope(value, site)
+  local depth = #self.variant_stack
+  self.variant_stack[depth + 1] = scope
+  local closer <close> = setmetatable({}, { __close = function()
+    for i = #self.variant_stack, depth + 1, -1 do self.variant_stack[i] = nil end
+  end })
+  return fn()
+end
+
+-------------------------------------------------------------------------------------------
+-- Sweeps and Ceph config
+
+-- The Param that types a sweep dimension: the param of that name (its element type when
+-- it is a list), or the list param named with an s added (block_size <- block_sizes);
+-- else inferred from the values, as shorthand params are.
+function Run:dimension_type(name, values)
+  local set = self.scenario.params
+  local param = set:get(name)
+  if param and not param.builtin then
+    return param.kind == "list" and param.element or param
+  end
+  local plural = set:get(name .. "s")
+  if plural and plural.kind == "list" then return plural.element end
+  local first = values[1]
+  if type(first) == "string" or type(first) == "number" or type(first) == "boolean" then
+    return (params.infer(first, self.scenario.site))
+  end
+  return nil
+end
+
+-- for point in s:sweep(cm.sweep{...}) do ... end, or s:sweep(sweep, function(point) ... end)
+-- Each point is the params table with the point's coordinates in place (point.threads),
+-- plus point.label and point.index. Config dimensions are set before the point's phases
+-- and restored when the loop ends, breaks or fails.
+function Run:sweep(definition, fn)
+  local site = params.site(2)
+  if not sweep.is_sweep(definition) then
+    if type(definition) == "table" then
+      definition = sweep.new(definition, nil, site)
+    else
+      fail_at(site, "s:sweep expects cm.sweep{...} or cm.zip{...}, got " .. params.show(definition))
+    end
+  end
+  local points = sweep.points(definition, function(name, values) return self:dimension_type(name, values) end)
+  self.sweeps[#self.sweeps + 1] = sweep.describe(definition, points)
+  local depth = #self.point_stack
+  local touched = {}
+  local i = 0
+  local closer = setmetatable({}, { __close = function()
+    for j = #self.point_stack, depth + 1, -1 do self.point_stack[j] = nil end
+    local ok, errors = self.config:restore(touched)
+    if not ok then
+      for _, message in ipairs(errors) do self:warn(message) end
+    end
+  end })
+  local function next_point()
+    self.point_stack[depth + 1] = nil
+    i = i + 1
+    local point = points[i]
+    if not point then return nil end
+    self.point_stack[depth + 1] = { point = point }
+    say(string.format("-- point %d/%d: %s", i, #points, point.label))
+    for _, option in ipairs(point.config) do
+      touched[option.who .. "/" .. option.name] = true
+      self.config:set(option.who, option.name, option.value)
+    end
+    local values = copy(self.values)
+    for name, value in pairs(point.coordinates) do values[name] = value end
+    return params.guard(values, self.scenario.params,
+      { label = point.label, index = point.index, coordinates = point.coordinates })
+  end
+  if fn ~= nil then
+    if type(fn) ~= "function" then fail_at(site, "s:sweep(sweep, fn): fn must be a function(point)") end
+    local close <close> = closer
+    for point in next_point do fn(point) end
+    return
+  end
+  return next_point, nil, nil, closer
+end
+
+-- s:set_config(who, name, value): a Ceph option for the rest of the run (restored at the
+-- end); value may be cm.DEFAULT to remove the setting.
+function Run:set_config(who, name, value)
+  return self.config:set(who, name, value)
+end
+
+function Run:get_config(who, name)
+  local value, err = self.config:get(who, name)
+  if value == nil then sys.fail(string.format("config %s/%s: %s", who, name, tostring(err))) end
+  return value
+end
+
+-- s:with_config({["osd/debug_ms"] = "0/0"}, function() ... end): options set for fn only.
+function Run:with_config(options, fn)
+  local site = params.site(2)
+  if type(options) ~= "table" or type(fn) ~= "function" then
+    fail_at(site, "s:with_config({[\"WHO/OPTION\"] = value}, function() ... end)")
+  end
+  local keys, touched = {}, {}
+  for key in pairs(options) do
+    local who, name = sweep.config_dimension(tostring(key))
+    if not who then fail_at(site, string.format("s:with_config: '%s' is not WHO/OPTION (e.g. \"osd/debug_ms\")", tostring(key))) end
+    keys[#keys + 1] = key
+  end
+  table.sort(keys)
+  local closer <close> = setmetatable({}, { __close = function()
+    local ok, errors = self.config:restore(touched)
+    if not ok then
+      for _, message in ipairs(errors) do self:warn(message) end
+    end
+  end })
+  for _, key in ipairs(keys) do
+    local who, name = sweep.config_dimension(key)
+    touched[key] = true
+    self.config:set(who, name, options[key])
+  end
+  return fn()
+end
+
+-------------------------------------------------------------------------------------------
+-- Comparisons
+
+-- Phases of earlier runs' results folders, as records whose variant has run = <folder>.
+local function load_previous(dir, site)
+  local text = sys.read_file(dir .. "/results.json")
+  if not text then fail_at(site, string.format("compare: no results.json in %s", dir)) end
+  local ok, document = pcall(json.decode, text)
+  if not ok or type(document) ~= "table" then fail_at(site, string.format("compare: %s/results.json is not valid JSON", dir)) end
+  local run = dir:gsub("/+$", ""):match("([^/]+)$")
+  local records = {}
+  for _, phase in ipairs(document.phases or {}) do
+    local variant = copy(phase.variant)
+    variant.run = run
+    records[#records + 1] = { index = phase.index, name = phase.name, label = run .. " " .. tostring(phase.label),
+      point = phase.point, variant = variant, result = phase.result }
+  end
+  return records
+end
+
+-- s:compare{by=, metrics=, phases=, baseline=, where=, with={dirs}, title=}
+function Run:compare(spec)
+  local site = params.site(2)
+  spec = copy(spec)
+  local records = {}
+  local this_run = (self.results_dir or "this-run"):gsub("/+$", ""):match("([^/]+)$")
+  if spec.with ~= nil then
+    local dirs = type(spec.with) == "table" and spec.with or { spec.with }
+    for _, dir in ipairs(dirs) do
+      for _, record in ipairs(load_previous(dir, site)) do records[#records + 1] = record end
+    end
+    spec.with = nil
+  end
+  for _, record in ipairs(self.records) do
+    local r = copy(record)
+    r.variant = copy(record.variant)
+    r.variant.run = this_run
+    records[#records + 1] = r
+  end
+  local ok, comparison = pcall(compare.build, records, spec)
+  if not ok then
+    if is_operator_error(comparison) then error(comparison, 0) end
+    fail_at(site, tostring(comparison))
+  end
+  self.comparisons[#self.comparisons + 1] = comparison
+  for _, line in ipairs(compare.lines(comparison)) do say(line) end
+  self:save(false)
+  return comparison
+end
+
+-------------------------------------------------------------------------------------------
+-- Results and the end of a run
+
+function Run:failed_ops()
+  local n = 0
+  for _, record in ipairs(self.records) do
+    local result = record.result
+    if result then n = n + (result.errors or 0) + (result.verify_failures or 0) end
+  end
+  return n
+end
+
+function Run:document(complete)
+  local scenario = self.scenario
+  local values = {}
+  for _, name in ipairs(scenario.params.names) do values[name] = plain(self.values[name]) end
+  local pools = json.array()
+  for i, pool in ipairs(self.pools) do
+    pools[i] = { label = pool.label, name = pool.name, spec = plain(pool.spec), created = pool.created or false,
+      reused = pool.created == false or nil, kept = pool.kept, deleted = pool.deleted or false,
+      info = plain(pool.info), erasure_code_profile = plain(pool.erasure_code_profile) }
+  end
+  local phases = json.array()
+  for i, record in ipairs(self.records) do
+    local entry = copy(record)
+    entry.dimensions = plain(record.dimensions)
+    if next(entry.variant) == nil then entry.variant = nil end
+    phases[i] = entry
+  end
+  local warnings = json.array()
+  for i, w in ipairs(self.warnings) do warnings[i] = w end
+  local sweeps = json.array()
+  for i, s in ipairs(self.sweeps) do sweeps[i] = s end
+  local comparisons = json.array()
+  for i, c in ipairs(self.comparisons) do comparisons[i] = c end
+  local rados_ok, rados = pcall(require, "cephmark.rados")
+  return {
+    scenario = { name = scenario.name, description = scenario.description,
+      script = self.context.script or scenario.site.file, defined_at = params.where(scenario.site) },
+    complete = complete,
+    status = self.status,
+    error = self.error_message,
+    started_at = self.started_at,
+    finished_at = self.finished and now_iso() or nil,
+    elapsed = sys.monotonic() - self.started_clock,
+    host = sys.hostname(),
+    software = { lua = _VERSION, librados = rados_ok and rados.version or nil },
+    params = values,
+    params_text = scenario.params:formatted(self.values),
+    params_source = self.origins,
+    params_file = self.context.params_file,
+    cluster = self.facts,
+    pools = pools,
+    config = self.config:describe(),
+    sweeps = sweeps,
+    phases = phases,
+    comparisons = comparisons,
+    warnings = warnings,
+  }
+end
+
+-- Writes the results folder as it stands; complete=false until the run has ended well.
+function Run:save(complete)
+  if not self.results_dir then return end
+  results.write_run(self.results_dir, self:document(complete), {
+    params_file = self.scenario.params:as_params_file(self.values),
+    comparison_columns = compare.csv_columns,
+    comparison_rows = compare.csv_rows(self.comparisons),
+  })
+  self.saved = true
+end
+
+-- The finally path: runs whatever happened, each step on its own so one failure does not
+-- skip the others, and a Ctrl-C landing in a step retries it once.
+function Run:finish(ok, err)
+  local interrupted = (not ok and is_interrupt(err)) or sys.interrupted()
+  if self.current_record then
+    -- the phase that was running when the error or interrupt came
+    local record = self.current_record
+    self.current_record = nil
+    record.status = interrupted and "interrupted" or "error"
+    record.error = error_message(err)
+    self.records[#self.records + 1] = record
+  end
+  if interrupted then
+    self.status = "interrupted"
+  elseif not ok then
+    self.status = "error"
+  elseif self:failed_ops() > 0 then
+    self.status = "failed_ops"
+  else
+    self.status = "ok"
+  end
+  if not ok then self.error_message = error_message(err) end
+
+  local cleanup_errors = {}
+  local function step(what, fn)
+    local done, step_err = config.attempt(fn)
+    if not done then
+      local message = string.format("%s: %s", what, error_message(step_err))
+      cleanup_errors[#cleanup_errors + 1] = message
+      self:warn(message)
+    end
+  end
+
+  -- The steps are safe to repeat: a SIGINT landing between two of them (its error is
+  -- raised once) reruns the whole sequence, and what was done is skipped.
+  local function cleanup()
+    step("restoring config", function()
+      local restored, errors = self.config:restore()
+      if not restored then error(table.concat(errors, "; "), 0) end
+    end)
+
+    local keep_all = self.values.keep_pools
+    -- objects left by writes in pools this run did not create
+    for key, leftover in pairs(self.written) do
+      local pool = self:pool_entry(leftover.pool)
+      if pool and not pool.created then
+        step("removing benchmark objects from " .. pool.name, function()
+          local removed = leftover.handle:bench { op = "cleanup", run_name = leftover.run_name,
+            prefix = leftover.prefix, threads = 64 }
+          self.written[key] = nil
+          say(string.format("pool %s: removed %d benchmark objects left by this run", pool.label, removed.ops))
+        end)
+      end
+    end
+    for label, handle in pairs(self.pool_handles) do
+      pcall(handle.close, handle)
+      self.pool_handles[label] = nil
+    end
+    for i = #self.pools, 1, -1 do
+      local pool = self.pools[i]
+      if (pool.created or pool.creating) and not pool.deleted and not pool.kept then
+        if keep_all or pool.keep then
+          pool.kept = true
+          say(string.format("pool %s: kept %s (%s)", pool.label, pool.name,
+            keep_all and "-p keep_pools=true" or "keep = true"))
+        else
+          step("deleting pool " .. pool.name, function()
+            local cluster = self:cluster()
+            if not pool.created and not cluster:pool_exists(pool.name) then return end
+            local deleted, derr = cluster:pool_delete(pool.name, { profile = pool.profile })
+            if not deleted then error(derr, 0) end
+            pool.deleted = true
+            say(string.format("pool %s: deleted %s", pool.label, pool.name))
+          end)
+        end
+      end
+    end
+
+    if #cleanup_errors > 0 and ok then
+      self.status = "error"
+      self.error_message = table.concat(cleanup_errors, "; ")
+    end
+    self.finished = true
+    if self.results_dir then
+      if self.reached_run or #self.records > 0 then
+        step("writing results", function() self:save(self.status == "ok" or self.status == "failed_ops") end)
+        if self.saved and not self.announced then
+          self.announced = true
+          say("results: " .. self.results_dir)
+        end
+      elseif self.results_dir_created then
+        -- nothing ran (refused before the run started): leave no empty folder behind
+        pcall(sys.remove_tree, self.results_dir)
+      end
+    end
+    if self.cluster_handle and not self.cluster_borrowed then
+      pcall(self.cluster_handle.close, self.cluster_handle)
+      self.cluster_handle = nil
+    end
+  end
+  local cleaned, cleanup_err = config.attempt(cleanup)
+  if not cleaned then self:warn("cleaning up: " .. error_message(cleanup_err)) end
+  interrupted = interrupted or sys.interrupted()
+
+  if not ok then
+    if is_operator_error(err) then error(err, 0) end
+    sys.fail(tostring(err), sys.EXIT_USAGE)
+  end
+  if interrupted then sys.fail("interrupted", sys.EXIT_INTERRUPTED) end
+  if #cleanup_errors > 0 then sys.fail(table.concat(cleanup_errors, "; "), sys.EXIT_USAGE) end
+  return {
+    failed_ops = self:failed_ops(),
+    status = self.status,
+    results_dir = self.results_dir,
+    phases = self.records,
+    comparisons = self.comparisons,
+  }
+end
+
+function Run:pool_entry(label)
+  for _, pool in ipairs(self.pools) do
+    if pool.label == label then return pool end
+  end
+  return nil
+end
+
+-- Read access for run functions and hooks.
+function Run:results_dir_path() return self.results_dir end
+function Run:phase_records() return self.records end
+function Run:say(...) say(table.concat({ ... }, " ")) end
+
+return M
