@@ -1,0 +1,13 @@
+-- small-objects: the team's standard cycle with 4K objects on both standard pools.
+local cm = require "cephmark"
+local team = require "ourteam.standard"
+
+return cm.scenario {
+  name = "team-small-objects",
+  params = team.params { k = cm.integer(4, "EC data chunks"), m = cm.integer(2, "EC coding chunks") },
+  pools = team.pools,
+  run = function(s, p)
+    for _, pool in s:each_pool() do team.cycle(s, pool, p, "4K") end
+    team.compare(s)
+  end,
+}
