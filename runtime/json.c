@@ -2,21 +2,15 @@
  * Lua module); the value mapping and error conventions are documented in json.h. */
 #include "json.h"
 
+#include "value_walk.h"
+
 #include <lauxlib.h>
 
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__GNUC__)
-#define JSON_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define JSON_PRINTF(fmt, args)
-#endif
 
 /* Stack slots a single nesting level may need, including luaL_Buffer's internal box. */
 #define JSON_STACK_PER_LEVEL 12
@@ -77,7 +71,7 @@ typedef struct {
 
 static int json_value(json_decoder *d, int depth);
 
-JSON_PRINTF(3, 4)
+CM_PRINTF(3, 4)
 static int json_fail(json_decoder *d, const char *at, const char *fmt, ...)
 {
     if (d->err == NULL || d->errlen == 0)
@@ -519,201 +513,38 @@ int cm_json_decode(lua_State *L, const char *text, size_t len, char *err, size_t
 }
 
 /* ---------------------------------------------------------------------------------------
- * Encoder: writes into a growable full userdata kept in a fixed stack slot (luaL_Buffer
- * would forbid using the stack while nested values are visited). The path to the current
- * value is tracked so errors can say where the bad value is. Errors return -1 up the
- * recursion and leave the stack for cm_json_encode to reset. */
+ * Encoder: JSON text for the walk shared with the YAML encoder (value_walk.h), which owns
+ * the output buffer, the path for error messages and the table checks. Errors return -1
+ * up the recursion and leave the stack for cm_walk_close to reset. */
 
 typedef struct {
-    const char *key; /* NULL for an array index; anchored by the parent's key table */
-    size_t len;
-    lua_Integer index;
-} json_segment;
-
-typedef struct {
-    lua_State *L;
-    int buf_slot;
-    int array_mt;
-    int visiting; /* table -> true for tables on the current path, to detect cycles */
-    char *buf;
-    size_t len;
-    size_t cap;
+    cm_walk walk;
     int indent;
-    int depth; /* number of entries in path */
-    const char *name;
-    char *err;
-    size_t errlen;
-    json_segment path[CM_JSON_MAX_DEPTH];
 } json_encoder;
 
-/* One object member; key points into a string anchored in the object's key table. */
-typedef struct {
-    const char *key;
-    size_t len;
-    lua_Integer slot; /* index into the value table */
-    int from_integer;
-} json_member;
-
-JSON_PRINTF(4, 5)
-static void json_append(char *dst, size_t cap, size_t *pos, const char *fmt, ...)
-{
-    if (*pos + 1 >= cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(dst + *pos, cap - *pos, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *pos += (size_t)n;
-}
-
-static int json_is_identifier(const char *s, size_t len)
-{
-    if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
-        return 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_'))
-            return 0;
-    }
-    return 1;
-}
-
-/* Writes a key as a Lua-ish quoted literal, shortened: it is only there to be recognised. */
-static void json_append_quoted(char *dst, size_t cap, size_t *pos, const char *s, size_t len)
-{
-    const size_t max_shown = 40;
-    json_append(dst, cap, pos, "\"");
-    for (size_t i = 0; i < len && i < max_shown; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            json_append(dst, cap, pos, "\\%c", c);
-        else if (c < 0x20 || c >= 0x7f)
-            json_append(dst, cap, pos, "\\x%02X", c);
-        else
-            json_append(dst, cap, pos, "%c", c);
-    }
-    json_append(dst, cap, pos, len > max_shown ? "...\"" : "\"");
-}
-
-JSON_PRINTF(2, 3)
-static int json_encode_fail(json_encoder *e, const char *fmt, ...)
-{
-    if (e->err == NULL || e->errlen == 0)
-        return -1;
-    size_t pos = 0;
-    e->err[0] = '\0';
-    json_append(e->err, e->errlen, &pos, "%s", e->name);
-    /* Deep paths keep their head and tail so the message itself is not truncated away. */
-    const int head = 4, tail = 8;
-    for (int i = 0; i < e->depth; i++) {
-        if (e->depth > head + tail + 1 && i == head) {
-            json_append(e->err, e->errlen, &pos, "...");
-            i = e->depth - tail;
-        }
-        const json_segment *seg = &e->path[i];
-        if (seg->key == NULL)
-            json_append(e->err, e->errlen, &pos, "[" LUA_INTEGER_FMT "]", (LUAI_UACINT)seg->index);
-        else if (json_is_identifier(seg->key, seg->len))
-            json_append(e->err, e->errlen, &pos, ".%.*s", (int)seg->len, seg->key);
-        else {
-            json_append(e->err, e->errlen, &pos, "[");
-            json_append_quoted(e->err, e->errlen, &pos, seg->key, seg->len);
-            json_append(e->err, e->errlen, &pos, "]");
-        }
-    }
-    json_append(e->err, e->errlen, &pos, ": ");
-    if (pos + 1 < e->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->err + pos, e->errlen - pos, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-/* Describes a table key for error messages. */
-static const char *json_describe_key(lua_State *L, int index, char *buf, size_t n)
-{
-    size_t pos = 0;
-    buf[0] = '\0';
-    switch (lua_type(L, index)) {
-    case LUA_TSTRING: {
-        size_t len;
-        const char *s = lua_tolstring(L, index, &len);
-        json_append_quoted(buf, n, &pos, s, len);
-        break;
-    }
-    case LUA_TNUMBER:
-        if (lua_isinteger(L, index))
-            json_append(buf, n, &pos, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, index));
-        else
-            json_append(buf, n, &pos, "%.14g", (double)lua_tonumber(L, index));
-        break;
-    case LUA_TBOOLEAN:
-        json_append(buf, n, &pos, "%s", lua_toboolean(L, index) ? "true" : "false");
-        break;
-    default:
-        json_append(buf, n, &pos, "of type %s", luaL_typename(L, index));
-        break;
-    }
-    return buf;
-}
-
-static char *json_reserve(json_encoder *e, size_t n)
-{
-    if (e->cap - e->len < n) {
-        size_t cap = e->cap;
-        while (cap - e->len < n) {
-            if (cap > SIZE_MAX / 2)
-                luaL_error(e->L, "JSON output too large");
-            cap *= 2;
-        }
-        /* The old block stays anchored in buf_slot until replaced, so the copy is safe
-         * even if this allocation runs the collector. */
-        char *grown = lua_newuserdatauv(e->L, cap, 0);
-        memcpy(grown, e->buf, e->len);
-        lua_replace(e->L, e->buf_slot);
-        e->buf = grown;
-        e->cap = cap;
-    }
-    return e->buf + e->len;
-}
-
-static void json_put(json_encoder *e, const char *s, size_t n)
-{
-    memcpy(json_reserve(e, n), s, n);
-    e->len += n;
-}
-
-static void json_putc(json_encoder *e, char c)
-{
-    *json_reserve(e, 1) = c;
-    e->len++;
-}
+static const cm_walk_codec json_codec = {"json.null", "JSON output too large", 1};
 
 static void json_newline(json_encoder *e, int level)
 {
     if (e->indent == 0)
         return;
     size_t n = (size_t)level * (size_t)e->indent;
-    char *out = json_reserve(e, n + 1);
+    char *out = cm_walk_reserve(&e->walk, n + 1);
     out[0] = '\n';
     memset(out + 1, ' ', n);
-    e->len += n + 1;
+    e->walk.len += n + 1;
 }
 
-static void json_put_string(json_encoder *e, const char *s, size_t len)
+static void json_put_string(cm_walk *w, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     size_t run = 0;
-    json_putc(e, '"');
+    cm_walk_putc(w, '"');
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
-        json_put(e, s + run, i - run);
+        cm_walk_put(w, s + run, i - run);
         run = i + 1;
         char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
         size_t n = 2;
@@ -741,19 +572,19 @@ static void json_put_string(json_encoder *e, const char *s, size_t len)
             n = 6;
             break;
         }
-        json_put(e, esc, n);
+        cm_walk_put(w, esc, n);
     }
-    json_put(e, s + run, len - run);
-    json_putc(e, '"');
+    cm_walk_put(w, s + run, len - run);
+    cm_walk_putc(w, '"');
 }
 
 /* Shortest digits that read back to the same double, written in plain notation for
  * moderate exponents (1000.0 rather than 1e+03), in JSON syntax whatever LC_NUMERIC says,
  * and always marked as a float so that decoding gives a float back. */
-static void json_put_float(json_encoder *e, double x)
+static void json_put_float(cm_walk *w, double x)
 {
     if (isnan(x) || isinf(x)) {
-        json_put(e, "null", 4);
+        cm_walk_put(w, "null", 4);
         return;
     }
     char text[48];
@@ -793,271 +624,137 @@ static void json_put_float(json_encoder *e, double x)
         out[n++] = '.';
         out[n++] = '0';
     }
-    json_put(e, out, n);
+    cm_walk_put(w, out, n);
 }
 
 static int json_encode_value(json_encoder *e, int index);
 
 static int json_encode_array(json_encoder *e, int index, lua_Integer count)
 {
-    lua_State *L = e->L;
+    cm_walk *w = &e->walk;
     if (count == 0) {
-        json_put(e, "[]", 2);
+        cm_walk_put(w, "[]", 2);
         return 0;
     }
-    json_putc(e, '[');
+    cm_walk_putc(w, '[');
     for (lua_Integer i = 1; i <= count; i++) {
         if (i > 1)
-            json_putc(e, ',');
-        json_newline(e, e->depth + 1);
-        lua_rawgeti(L, index, i);
-        e->path[e->depth++] = (json_segment){NULL, 0, i};
-        int rc = json_encode_value(e, lua_gettop(L));
-        e->depth--;
-        lua_pop(L, 1);
+            cm_walk_putc(w, ',');
+        json_newline(e, w->depth + 1);
+        lua_rawgeti(w->L, index, i);
+        cm_walk_down_index(w, i);
+        int rc = json_encode_value(e, lua_gettop(w->L));
+        cm_walk_up(w);
+        lua_pop(w->L, 1);
         if (rc != 0)
             return rc;
     }
-    json_newline(e, e->depth);
-    json_putc(e, ']');
+    json_newline(e, w->depth);
+    cm_walk_putc(w, ']');
     return 0;
-}
-
-static int json_member_cmp(const void *a, const void *b)
-{
-    const json_member *x = a;
-    const json_member *y = b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->key, y->key, n);
-    if (c != 0)
-        return c;
-    return (x->len > y->len) - (x->len < y->len);
 }
 
 static int json_encode_object(json_encoder *e, int index, lua_Integer count)
 {
-    lua_State *L = e->L;
+    cm_walk *w = &e->walk;
     if (count == 0) {
-        json_put(e, "{}", 2);
+        cm_walk_put(w, "{}", 2);
         return 0;
     }
-    if ((uint64_t)count > SIZE_MAX / sizeof(json_member))
-        return json_encode_fail(e, "table too large");
-    int hint = count < INT_MAX ? (int)count : 0;
-    lua_createtable(L, hint, 0);
-    int keys = lua_gettop(L);
-    lua_createtable(L, hint, 0);
-    int values = keys + 1;
-    json_member *members = lua_newuserdatauv(L, (size_t)count * sizeof *members, 0);
+    int values;
+    const cm_walk_member *members = cm_walk_sorted_members(w, index, count, &values);
+    if (members == NULL)
+        return -1;
 
-    lua_Integer n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, index)) {
-        if (n == count)
-            return json_encode_fail(e, "table changed while being encoded");
-        json_member *m = &members[n++];
-        lua_rawseti(L, values, n);
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            lua_pushvalue(L, -1);
-            m->from_integer = 0;
-        } else if (lua_isinteger(L, -1)) {
-            char digits[32];
-            snprintf(digits, sizeof digits, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, -1));
-            lua_pushstring(L, digits);
-            m->from_integer = 1;
-        } else {
-            char buf[64];
-            return json_encode_fail(e,
-                                    "cannot encode table key %s (keys must be strings or integers)",
-                                    json_describe_key(L, -1, buf, sizeof buf));
-        }
-        m->key = lua_tolstring(L, -1, &m->len);
-        m->slot = n;
-        lua_rawseti(L, keys, n);
-    }
-    if (n != count)
-        return json_encode_fail(e, "table changed while being encoded");
-
-    qsort(members, (size_t)count, sizeof *members, json_member_cmp);
-    for (lua_Integer i = 1; i < count; i++) {
-        if (json_member_cmp(&members[i - 1], &members[i]) == 0)
-            return json_encode_fail(e, "integer key and string key both encode as \"%.*s\"",
-                                    (int)(members[i].len > 40 ? 40 : members[i].len),
-                                    members[i].key);
-    }
-
-    json_putc(e, '{');
+    cm_walk_putc(w, '{');
     for (lua_Integer i = 0; i < count; i++) {
-        const json_member *m = &members[i];
+        const cm_walk_member *m = &members[i];
         if (i > 0)
-            json_putc(e, ',');
-        json_newline(e, e->depth + 1);
-        json_put_string(e, m->key, m->len);
+            cm_walk_putc(w, ',');
+        json_newline(e, w->depth + 1);
+        json_put_string(w, m->key, m->len);
         if (e->indent > 0)
-            json_put(e, ": ", 2);
+            cm_walk_put(w, ": ", 2);
         else
-            json_putc(e, ':');
-        lua_rawgeti(L, values, m->slot);
-        e->path[e->depth++] = (json_segment){m->key, m->len, 0};
-        int rc = json_encode_value(e, lua_gettop(L));
-        e->depth--;
-        lua_pop(L, 1);
+            cm_walk_putc(w, ':');
+        lua_rawgeti(w->L, values, m->slot);
+        cm_walk_down_key(w, m);
+        int rc = json_encode_value(e, lua_gettop(w->L));
+        cm_walk_up(w);
+        lua_pop(w->L, 1);
         if (rc != 0)
             return rc;
     }
-    json_newline(e, e->depth);
-    json_putc(e, '}');
-    lua_pop(L, 3);
+    json_newline(e, w->depth);
+    cm_walk_putc(w, '}');
+    lua_pop(w->L, CM_WALK_MEMBER_SLOTS);
     return 0;
 }
 
 static int json_encode_table(json_encoder *e, int index)
 {
-    lua_State *L = e->L;
-    if (e->depth >= CM_JSON_MAX_DEPTH)
-        return json_encode_fail(e, "nesting deeper than %d levels", CM_JSON_MAX_DEPTH);
-    if (!lua_checkstack(L, JSON_STACK_PER_LEVEL))
-        return json_encode_fail(e, "Lua stack exhausted");
-
-    lua_pushvalue(L, index);
-    if (lua_rawget(L, e->visiting) != LUA_TNIL)
-        return json_encode_fail(e, "cycle: table contains itself");
-    lua_pop(L, 1);
-    lua_pushvalue(L, index);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, e->visiting);
-
-    int marked = 0;
-    if (lua_getmetatable(L, index)) {
-        marked = lua_rawequal(L, -1, e->array_mt);
-        lua_pop(L, 1);
-    }
-
-    /* A table is a sequence when all its keys are positive integers and the largest
-     * equals the count: distinct keys in 1..n, n of them, are exactly 1..n. */
-    lua_Integer count = 0;
-    lua_Integer largest = 0;
-    int sequence = 1;
-    char bad_key[64] = "";
-    lua_pushnil(L);
-    while (lua_next(L, index)) {
-        count++;
-        if (sequence) {
-            lua_Integer k = lua_isinteger(L, -2) ? lua_tointeger(L, -2) : 0;
-            if (k >= 1) {
-                if (k > largest)
-                    largest = k;
-            } else {
-                sequence = 0;
-                json_describe_key(L, -2, bad_key, sizeof bad_key);
-            }
-        }
-        lua_pop(L, 1);
-    }
-    if (sequence && largest != count)
-        sequence = 0;
-
-    int rc;
-    if (marked && !sequence) {
-        if (bad_key[0] != '\0')
-            return json_encode_fail(e, "array has key %s (arrays may only have keys 1..n)",
-                                    bad_key);
-        return json_encode_fail(e,
-                                "array has holes (" LUA_INTEGER_FMT
-                                " elements but largest index " LUA_INTEGER_FMT
-                                "; use json.null for null elements)",
-                                (LUAI_UACINT)count, (LUAI_UACINT)largest);
-    }
-    if (marked || (sequence && count > 0))
-        rc = json_encode_array(e, index, count);
-    else
-        rc = json_encode_object(e, index, count);
+    lua_Integer count;
+    int is_array;
+    if (cm_walk_enter_table(&e->walk, index, &count, &is_array) != 0)
+        return -1;
+    int rc = is_array ? json_encode_array(e, index, count) : json_encode_object(e, index, count);
     if (rc != 0)
         return rc;
-
-    /* Only the current path is tracked: a table shared by two branches is not a cycle. */
-    lua_pushvalue(L, index);
-    lua_pushnil(L);
-    lua_rawset(L, e->visiting);
+    cm_walk_leave_table(&e->walk, index);
     return 0;
 }
 
 static int json_encode_value(json_encoder *e, int index)
 {
-    lua_State *L = e->L;
+    cm_walk *w = &e->walk;
+    lua_State *L = w->L;
     switch (lua_type(L, index)) {
     case LUA_TNIL:
-        json_put(e, "null", 4);
+        cm_walk_put(w, "null", 4);
         return 0;
     case LUA_TBOOLEAN:
         if (lua_toboolean(L, index))
-            json_put(e, "true", 4);
+            cm_walk_put(w, "true", 4);
         else
-            json_put(e, "false", 5);
+            cm_walk_put(w, "false", 5);
         return 0;
     case LUA_TNUMBER:
-        if (lua_isinteger(L, index)) {
-            char digits[32];
-            int n = snprintf(digits, sizeof digits, LUA_INTEGER_FMT,
-                             (LUAI_UACINT)lua_tointeger(L, index));
-            json_put(e, digits, (size_t)n);
-        } else {
-            json_put_float(e, (double)lua_tonumber(L, index));
-        }
+        if (lua_isinteger(L, index))
+            cm_walk_put_integer(w, lua_tointeger(L, index));
+        else
+            json_put_float(w, (double)lua_tonumber(L, index));
         return 0;
     case LUA_TSTRING: {
         size_t len;
         const char *s = lua_tolstring(L, index, &len);
-        json_put_string(e, s, len);
+        json_put_string(w, s, len);
         return 0;
     }
     case LUA_TTABLE:
         return json_encode_table(e, index);
     case LUA_TLIGHTUSERDATA:
-        if (lua_touserdata(L, index) == cm_json_null) {
-            json_put(e, "null", 4);
-            return 0;
-        }
-        return json_encode_fail(e, "cannot encode a light userdata (only json.null is allowed)");
+        if (lua_touserdata(L, index) != cm_json_null)
+            break;
+        cm_walk_put(w, "null", 4);
+        return 0;
     default:
-        return json_encode_fail(e, "cannot encode a %s", luaL_typename(L, index));
+        break;
     }
+    return cm_walk_fail_unencodable(w, index);
 }
 
 int cm_json_encode(lua_State *L, int index, int indent, const char *name, char *err, size_t errlen)
 {
     json_encoder e;
-    e.L = L;
+    cm_walk_init(&e.walk, L, &json_codec, name, err, errlen);
     e.indent = indent;
-    e.depth = 0;
-    e.name = name != NULL ? name : "value";
-    e.err = err;
-    e.errlen = errlen;
     if (indent < 0 || indent > CM_JSON_MAX_INDENT)
-        return json_encode_fail(&e, "indent must be between 0 and %d, got %d", CM_JSON_MAX_INDENT,
-                                indent);
-
+        return cm_walk_fail(&e.walk, "indent must be between 0 and %d, got %d", CM_JSON_MAX_INDENT,
+                            indent);
     index = lua_absindex(L, index);
-    int base = lua_gettop(L);
-    if (!lua_checkstack(L, JSON_STACK_PER_LEVEL))
-        return json_encode_fail(&e, "Lua stack exhausted");
-    json_push_array_mt(L);
-    e.array_mt = base + 1;
-    lua_newtable(L);
-    e.visiting = base + 2;
-    e.cap = 256;
-    e.len = 0;
-    e.buf = lua_newuserdatauv(L, e.cap, 0);
-    e.buf_slot = base + 3;
-
-    if (json_encode_value(&e, index) != 0) {
-        lua_settop(L, base);
+    if (cm_walk_open(&e.walk) != 0)
         return -1;
-    }
-    lua_pushlstring(L, e.buf, e.len);
-    lua_replace(L, base + 1);
-    lua_settop(L, base + 1);
-    return 0;
+    return cm_walk_close(&e.walk, json_encode_value(&e, index));
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1114,7 +811,7 @@ static void json_lua_options(lua_State *L, int arg, int *indent, const char **na
             char buf[64];
             luaL_argerror(L, arg,
                           lua_pushfstring(L, "unknown option %s (expected indent or name)",
-                                          json_describe_key(L, -1, buf, sizeof buf)));
+                                          cm_describe_key(L, -1, buf, sizeof buf)));
         }
     }
 

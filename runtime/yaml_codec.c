@@ -2,6 +2,7 @@
  * and the "cephmark.yaml" Lua module); the value mapping and error conventions are
  * documented in yaml_codec.h. */
 #include "yaml_codec.h"
+#include "value_walk.h"
 
 #include <yaml.h> /* libyaml */
 
@@ -18,19 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__GNUC__)
-#define YAML_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define YAML_PRINTF(fmt, args)
-#endif
-
 /* Stack slots a single nesting level may need, including luaL_Buffer's internal box. */
 #define YAML_STACK_PER_LEVEL 12
 /* libyaml rejects implicit keys longer than 1024 characters; longer keys are written in the
  * explicit "? key" form. Counted in bytes, which are never fewer than characters. */
 #define YAML_MAX_IMPLICIT_KEY 1000
-/* Longest key or value quoted in error messages: enough to recognise it. */
-#define YAML_MAX_SHOWN 40
 
 #define YAML_TAG_PREFIX "tag:yaml.org,2002:"
 
@@ -220,37 +213,6 @@ static int yaml_valid_utf8(const char *s, size_t len)
     return 1;
 }
 
-/* Appends to a fixed buffer, silently truncating: used only to build messages. */
-YAML_PRINTF(4, 5)
-static void yaml_append(char *dst, size_t cap, size_t *pos, const char *fmt, ...)
-{
-    if (*pos + 1 >= cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(dst + *pos, cap - *pos, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *pos += (size_t)n < cap - *pos ? (size_t)n : cap - *pos - 1;
-}
-
-/* Writes a key or value as a quoted literal, shortened: it is only there to be recognised,
- * and raw control bytes would garble the message. */
-static void yaml_append_quoted(char *dst, size_t cap, size_t *pos, const char *s, size_t len)
-{
-    yaml_append(dst, cap, pos, "\"");
-    for (size_t i = 0; i < len && i < YAML_MAX_SHOWN; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            yaml_append(dst, cap, pos, "\\%c", c);
-        else if (c < 0x20 || c >= 0x7f)
-            yaml_append(dst, cap, pos, "\\x%02X", c);
-        else
-            yaml_append(dst, cap, pos, "%c", c);
-    }
-    yaml_append(dst, cap, pos, len > YAML_MAX_SHOWN ? "...\"" : "\"");
-}
-
 /* ---------------------------------------------------------------------------------------
  * Decoder: libyaml's event parser drives a recursive descent that builds values on the Lua
  * stack. The parser and its current event live in the caller's C frame and the building
@@ -322,22 +284,22 @@ static void yaml_append_tag(char *dst, size_t cap, size_t *pos, const yaml_char_
     size_t len = strlen(name);
     size_t prefix = sizeof YAML_TAG_PREFIX - 1;
     if (len >= prefix && memcmp(name, YAML_TAG_PREFIX, prefix) == 0) {
-        yaml_append(dst, cap, pos, "!!");
+        cm_message_append(dst, cap, pos, "!!");
         name += prefix;
         len -= prefix;
     }
-    int bare = len > 0 && len <= YAML_MAX_SHOWN;
+    int bare = len > 0 && len <= CM_MESSAGE_MAX_SHOWN;
     for (size_t i = 0; i < len && bare; i++) {
         unsigned char c = (unsigned char)name[i];
         bare = c > ' ' && c < 0x7f && c != '"' && c != '\\';
     }
     if (bare)
-        yaml_append(dst, cap, pos, "%.*s", (int)len, name);
+        cm_message_append(dst, cap, pos, "%.*s", (int)len, name);
     else
-        yaml_append_quoted(dst, cap, pos, name, len);
+        cm_message_append_quoted(dst, cap, pos, name, len);
 }
 
-YAML_PRINTF(4, 0)
+CM_PRINTF(4, 0)
 static int yaml_vfail(yaml_decoder *d, size_t line, size_t column, const char *fmt, va_list ap)
 {
     d->failed = 1;
@@ -350,7 +312,7 @@ static int yaml_vfail(yaml_decoder *d, size_t line, size_t column, const char *f
 }
 
 /* line and column are 0-based, as in libyaml's marks. */
-YAML_PRINTF(4, 5)
+CM_PRINTF(4, 5)
 static int yaml_fail_at(yaml_decoder *d, size_t line, size_t column, const char *fmt, ...)
 {
     va_list ap;
@@ -360,7 +322,7 @@ static int yaml_fail_at(yaml_decoder *d, size_t line, size_t column, const char 
     return -1;
 }
 
-YAML_PRINTF(3, 4)
+CM_PRINTF(3, 4)
 static int yaml_fail(yaml_decoder *d, const yaml_mark_t *mark, const char *fmt, ...)
 {
     va_list ap;
@@ -593,12 +555,12 @@ static int yaml_alias(yaml_decoder *d, int depth)
     lua_rawget(L, d->anchors);
     if (lua_isnil(L, -1))
         return yaml_fail(d, &mark, "unknown alias *%.*s (no anchor &%.*s before it)",
-                         YAML_MAX_SHOWN, name, YAML_MAX_SHOWN, name);
+                         CM_MESSAGE_MAX_SHOWN, name, CM_MESSAGE_MAX_SHOWN, name);
     if (lua_touserdata(L, -1) == &yaml_anchor_in_progress)
         return yaml_fail(d, &mark,
                          "alias *%.*s is inside the node it refers to (recursive aliases are "
                          "not supported)",
-                         YAML_MAX_SHOWN, name);
+                         CM_MESSAGE_MAX_SHOWN, name);
     if (lua_type(L, -1) != LUA_TTABLE)
         return yaml_count_alias_node(d, &mark);
     if (yaml_copy_table(d, lua_gettop(L), depth, &mark) != 0)
@@ -688,7 +650,7 @@ static int yaml_push_number(yaml_decoder *d, const char *s, size_t n, const yaml
     if (used != n + 1) {
         if (used != 0)
             lua_pop(L, 1);
-        return yaml_fail(d, mark, "number %.*s is out of range", YAML_MAX_SHOWN, s);
+        return yaml_fail(d, mark, "number %.*s is out of range", CM_MESSAGE_MAX_SHOWN, s);
     }
     return 0;
 }
@@ -702,7 +664,7 @@ static int yaml_push_radix_integer(yaml_decoder *d, const char *s, size_t n, uns
         unsigned digit = (unsigned)yaml_hex_value(s[i]);
         if (value > ((uint64_t)INT64_MAX - digit) / radix)
             return yaml_fail(d, mark, "integer %.*s does not fit in a signed 64-bit integer",
-                             YAML_MAX_SHOWN, s);
+                             CM_MESSAGE_MAX_SHOWN, s);
         value = value * radix + digit;
     }
     lua_pushinteger(d->L, (lua_Integer)value);
@@ -773,9 +735,9 @@ static int yaml_push_typed(yaml_decoder *d, yaml_tag_kind tag, const char *s, si
         break;
     }
     if (!ok) {
-        char shown[YAML_MAX_SHOWN * 4 + 8];
+        char shown[CM_MESSAGE_MAX_SHOWN * 4 + 8];
         size_t pos = 0;
-        yaml_append_quoted(shown, sizeof shown, &pos, s, n);
+        cm_message_append_quoted(shown, sizeof shown, &pos, s, n);
         return yaml_fail(d, mark, "%s is not %s (as its tag requires)", shown, type_names[tag]);
     }
     if (yaml_push_resolved(d, kind, s, n, mark) != 0)
@@ -783,7 +745,7 @@ static int yaml_push_typed(yaml_decoder *d, yaml_tag_kind tag, const char *s, si
     if (tag == TAG_INT && !lua_isinteger(d->L, -1)) {
         lua_pop(d->L, 1);
         return yaml_fail(d, mark, "integer %.*s does not fit in a signed 64-bit integer",
-                         YAML_MAX_SHOWN, s);
+                         CM_MESSAGE_MAX_SHOWN, s);
     }
     if (tag == TAG_FLOAT && lua_isinteger(d->L, -1)) {
         lua_Number x = (lua_Number)lua_tointeger(d->L, -1);
@@ -796,7 +758,7 @@ static int yaml_push_typed(yaml_decoder *d, yaml_tag_kind tag, const char *s, si
 static int yaml_fail_tag(yaml_decoder *d, const yaml_mark_t *mark, const yaml_char_t *tag,
                          const char *what)
 {
-    char shown[YAML_MAX_SHOWN * 4 + 8];
+    char shown[CM_MESSAGE_MAX_SHOWN * 4 + 8];
     size_t pos = 0;
     yaml_append_tag(shown, sizeof shown, &pos, tag);
     if (yaml_classify_tag(tag) == TAG_UNKNOWN)
@@ -927,11 +889,11 @@ static int yaml_key(yaml_decoder *d, int map)
 
     lua_pushvalue(L, -1);
     if (lua_rawget(L, map) != LUA_TNIL) {
-        char shown[YAML_MAX_SHOWN * 4 + 8];
+        char shown[CM_MESSAGE_MAX_SHOWN * 4 + 8];
         size_t pos = 0;
         size_t len;
         const char *key = lua_tolstring(L, -2, &len);
-        yaml_append_quoted(shown, sizeof shown, &pos, key, len);
+        cm_message_append_quoted(shown, sizeof shown, &pos, key, len);
         return yaml_fail(d, &ev->start_mark, "duplicate key %s", shown);
     }
     lua_pop(L, 1);
@@ -1054,150 +1016,20 @@ int cm_yaml_decode(lua_State *L, const char *text, size_t len, const char *filen
 }
 
 /* ---------------------------------------------------------------------------------------
- * Encoder: writes block YAML into a growable full userdata kept in a fixed stack slot
- * (luaL_Buffer would forbid using the stack while nested values are visited), so a Lua
- * error leaks nothing. The path to the current value is tracked so errors can say where the
- * bad value is. Array/object detection and key handling follow the JSON encoder. */
+ * Encoder: block YAML text for the walk shared with the JSON encoder (value_walk.h), which
+ * owns the output buffer, the path for error messages and the table checks, so that both
+ * codecs agree on what is an array, an object or an error. */
 
-typedef struct {
-    const char *key; /* NULL for an array index; anchored by the parent's key table */
-    size_t len;
-    lua_Integer index;
-} yaml_segment;
+static const cm_walk_codec yaml_codec = {"yaml.null", "YAML output too large", 0};
 
-typedef struct {
-    lua_State *L;
-    int buf_slot;
-    int array_mt;
-    int visiting; /* table -> true for tables on the current path, to detect cycles */
-    char *buf;
-    size_t len;
-    size_t cap;
-    int depth; /* number of entries in path */
-    const char *name;
-    char *err;
-    size_t errlen;
-    yaml_segment path[CM_YAML_MAX_DEPTH];
-} yaml_encoder;
+/* The walk refuses tables past its own limit, which yaml_codec.h promises to be this one. */
+_Static_assert(CM_YAML_MAX_DEPTH == CM_WALK_MAX_DEPTH, "YAML and the walk disagree on depth");
 
-/* One object member; key points into a string anchored in the object's key table. */
-typedef struct {
-    const char *key;
-    size_t len;
-    lua_Integer slot; /* index into the value table */
-} yaml_member;
-
-static int yaml_is_identifier(const char *s, size_t len)
-{
-    if (len == 0 || yaml_is_digit(s[0]))
-        return 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || yaml_is_digit(c) || c == '_'))
-            return 0;
-    }
-    return 1;
-}
-
-YAML_PRINTF(2, 3)
-static int yaml_encode_fail(yaml_encoder *e, const char *fmt, ...)
-{
-    if (e->err == NULL || e->errlen == 0)
-        return -1;
-    size_t pos = 0;
-    e->err[0] = '\0';
-    yaml_append(e->err, e->errlen, &pos, "%s", e->name);
-    for (int i = 0; i < e->depth; i++) {
-        const yaml_segment *seg = &e->path[i];
-        if (seg->key == NULL) {
-            yaml_append(e->err, e->errlen, &pos, "[" LUA_INTEGER_FMT "]", (LUAI_UACINT)seg->index);
-        } else if (yaml_is_identifier(seg->key, seg->len)) {
-            yaml_append(e->err, e->errlen, &pos, ".%.*s", (int)seg->len, seg->key);
-        } else {
-            yaml_append(e->err, e->errlen, &pos, "[");
-            yaml_append_quoted(e->err, e->errlen, &pos, seg->key, seg->len);
-            yaml_append(e->err, e->errlen, &pos, "]");
-        }
-    }
-    yaml_append(e->err, e->errlen, &pos, ": ");
-    if (pos + 1 < e->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->err + pos, e->errlen - pos, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-static const char *yaml_describe_key(lua_State *L, int index, char *buf, size_t n)
-{
-    size_t pos = 0;
-    buf[0] = '\0';
-    switch (lua_type(L, index)) {
-    case LUA_TSTRING: {
-        size_t len;
-        const char *s = lua_tolstring(L, index, &len);
-        yaml_append_quoted(buf, n, &pos, s, len);
-        break;
-    }
-    case LUA_TNUMBER:
-        if (lua_isinteger(L, index))
-            yaml_append(buf, n, &pos, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, index));
-        else
-            yaml_append(buf, n, &pos, "%.14g", (double)lua_tonumber(L, index));
-        break;
-    case LUA_TBOOLEAN:
-        yaml_append(buf, n, &pos, "%s", lua_toboolean(L, index) ? "true" : "false");
-        break;
-    default:
-        yaml_append(buf, n, &pos, "of type %s", luaL_typename(L, index));
-        break;
-    }
-    return buf;
-}
-
-static char *yaml_reserve(yaml_encoder *e, size_t n)
-{
-    if (e->cap - e->len < n) {
-        size_t cap = e->cap;
-        while (cap - e->len < n) {
-            if (cap > SIZE_MAX / 2)
-                luaL_error(e->L, "YAML output too large");
-            cap *= 2;
-        }
-        /* The old block stays anchored in buf_slot until replaced, so the copy is safe
-         * even if this allocation runs the collector. */
-        char *grown = lua_newuserdatauv(e->L, cap, 0);
-        memcpy(grown, e->buf, e->len);
-        lua_replace(e->L, e->buf_slot);
-        e->buf = grown;
-        e->cap = cap;
-    }
-    return e->buf + e->len;
-}
-
-static void yaml_put(yaml_encoder *e, const char *s, size_t n)
-{
-    memcpy(yaml_reserve(e, n), s, n);
-    e->len += n;
-}
-
-static void yaml_puts(yaml_encoder *e, const char *s)
-{
-    yaml_put(e, s, strlen(s));
-}
-
-static void yaml_putc(yaml_encoder *e, char c)
-{
-    *yaml_reserve(e, 1) = c;
-    e->len++;
-}
-
-static void yaml_indent(yaml_encoder *e, int column)
+static void yaml_indent(cm_walk *w, int column)
 {
     size_t n = (size_t)column;
-    memset(yaml_reserve(e, n), ' ', n);
-    e->len += n;
+    memset(cm_walk_reserve(w, n), ' ', n);
+    w->len += n;
 }
 
 /* Characters that never start an indicator, comment or directive in block context. */
@@ -1253,13 +1085,13 @@ static int yaml_is_plain_safe(const char *s, size_t n)
     return yaml_classify_plain(s, n) == PLAIN_STRING && !yaml_is_yaml11_special(s, n);
 }
 
-static void yaml_put_double_quoted(yaml_encoder *e, const char *s, size_t len)
+static void yaml_put_double_quoted(cm_walk *w, const char *s, size_t len)
 {
     static const char hex[] = "0123456789ABCDEF";
     const unsigned char *p = (const unsigned char *)s;
     size_t run = 0;
     size_t i = 0;
-    yaml_putc(e, '"');
+    cm_walk_putc(w, '"');
     while (i < len) {
         unsigned long cp;
         size_t n = yaml_utf8_length(p + i, len - i, &cp);
@@ -1319,12 +1151,12 @@ static void yaml_put_double_quoted(yaml_encoder *e, const char *s, size_t len)
         int escape = named != NULL || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFEFF ||
                      cp == 0xFFFE || cp == 0xFFFF;
         if (escape) {
-            yaml_put(e, s + run, i - run);
+            cm_walk_put(w, s + run, i - run);
             if (named != NULL) {
-                yaml_puts(e, named);
+                cm_walk_puts(w, named);
             } else if (cp <= 0xFF) {
                 char esc[4] = {'\\', 'x', hex[cp >> 4], hex[cp & 0xF]};
-                yaml_put(e, esc, sizeof esc);
+                cm_walk_put(w, esc, sizeof esc);
             } else {
                 char esc[6] = {'\\',
                                'u',
@@ -1332,17 +1164,17 @@ static void yaml_put_double_quoted(yaml_encoder *e, const char *s, size_t len)
                                hex[(cp >> 8) & 0xF],
                                hex[(cp >> 4) & 0xF],
                                hex[cp & 0xF]};
-                yaml_put(e, esc, sizeof esc);
+                cm_walk_put(w, esc, sizeof esc);
             }
             run = i + n;
         }
         i += n;
     }
-    yaml_put(e, s + run, len - run);
-    yaml_putc(e, '"');
+    cm_walk_put(w, s + run, len - run);
+    cm_walk_putc(w, '"');
 }
 
-static void yaml_put_base64(yaml_encoder *e, const char *s, size_t len)
+static void yaml_put_base64(cm_walk *w, const char *s, size_t len)
 {
     static const char alphabet[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -1356,34 +1188,34 @@ static void yaml_put_base64(yaml_encoder *e, const char *s, size_t len)
         char out[4] = {alphabet[(group >> 18) & 0x3F], alphabet[(group >> 12) & 0x3F],
                        i + 1 < len ? alphabet[(group >> 6) & 0x3F] : '=',
                        i + 2 < len ? alphabet[group & 0x3F] : '='};
-        yaml_put(e, out, sizeof out);
+        cm_walk_put(w, out, sizeof out);
     }
 }
 
-static void yaml_put_string(yaml_encoder *e, const char *s, size_t len)
+static void yaml_put_string(cm_walk *w, const char *s, size_t len)
 {
     if (!yaml_valid_utf8(s, len)) {
         /* YAML text is Unicode: arbitrary bytes can only travel as binary. */
-        yaml_puts(e, "!!binary \"");
-        yaml_put_base64(e, s, len);
-        yaml_putc(e, '"');
+        cm_walk_puts(w, "!!binary \"");
+        yaml_put_base64(w, s, len);
+        cm_walk_putc(w, '"');
     } else if (yaml_is_plain_safe(s, len)) {
-        yaml_put(e, s, len);
+        cm_walk_put(w, s, len);
     } else {
-        yaml_put_double_quoted(e, s, len);
+        yaml_put_double_quoted(w, s, len);
     }
 }
 
 /* Shortest "%.*g" that reads back to the same double, with a '.' whatever LC_NUMERIC says,
  * and always a float to the core schema so decoding gives a float back. */
-static void yaml_put_float(yaml_encoder *e, double x)
+static void yaml_put_float(cm_walk *w, double x)
 {
     if (isnan(x)) {
-        yaml_puts(e, ".nan");
+        cm_walk_puts(w, ".nan");
         return;
     }
     if (isinf(x)) {
-        yaml_puts(e, x > 0 ? ".inf" : "-.inf");
+        cm_walk_puts(w, x > 0 ? ".inf" : "-.inf");
         return;
     }
     char text[40];
@@ -1420,7 +1252,7 @@ static void yaml_put_float(yaml_encoder *e, double x)
         out[n++] = '.';
         out[n++] = '0';
     }
-    yaml_put(e, out, n);
+    cm_walk_put(w, out, n);
 }
 
 /* Where a value goes: at the document root, after "key:" (scalars need a space, blocks a
@@ -1431,279 +1263,142 @@ typedef enum {
     PLACE_AFTER_DASH,
 } yaml_place;
 
-static int yaml_encode_value(yaml_encoder *e, int index, int column, yaml_place place);
+static int yaml_encode_value(cm_walk *w, int index, int column, yaml_place place);
 
 /* Writes a sequence's items at column; the first item's indentation is already written
  * when the sequence follows "- ". */
-static int yaml_encode_sequence(yaml_encoder *e, int index, lua_Integer count, int column,
+static int yaml_encode_sequence(cm_walk *w, int index, lua_Integer count, int column,
                                 yaml_place place)
 {
-    lua_State *L = e->L;
     for (lua_Integer i = 1; i <= count; i++) {
         if (i > 1 || place != PLACE_AFTER_DASH)
-            yaml_indent(e, column);
-        yaml_put(e, "- ", 2);
-        lua_rawgeti(L, index, i);
-        e->path[e->depth++] = (yaml_segment){NULL, 0, i};
-        int rc = yaml_encode_value(e, lua_gettop(L), column + 2, PLACE_AFTER_DASH);
-        e->depth--;
-        lua_pop(L, 1);
+            yaml_indent(w, column);
+        cm_walk_put(w, "- ", 2);
+        lua_rawgeti(w->L, index, i);
+        cm_walk_down_index(w, i);
+        int rc = yaml_encode_value(w, lua_gettop(w->L), column + 2, PLACE_AFTER_DASH);
+        cm_walk_up(w);
+        lua_pop(w->L, 1);
         if (rc != 0)
             return rc;
     }
     return 0;
-}
-
-static int yaml_member_cmp(const void *a, const void *b)
-{
-    const yaml_member *x = a;
-    const yaml_member *y = b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->key, y->key, n);
-    if (c != 0)
-        return c;
-    return (x->len > y->len) - (x->len < y->len);
 }
 
 /* Writes a key followed by ':'; over-long keys switch to the explicit "? key" form, which
  * has no length limit. */
-static void yaml_put_key(yaml_encoder *e, const char *key, size_t len, int column)
+static void yaml_put_key(cm_walk *w, const char *key, size_t len, int column)
 {
-    size_t start = e->len;
-    yaml_put_string(e, key, len);
-    size_t written = e->len - start;
+    size_t start = w->len;
+    yaml_put_string(w, key, len);
+    size_t written = w->len - start;
     if (written <= YAML_MAX_IMPLICIT_KEY) {
-        yaml_putc(e, ':');
+        cm_walk_putc(w, ':');
         return;
     }
-    yaml_reserve(e, 2);
-    memmove(e->buf + start + 2, e->buf + start, written);
-    memcpy(e->buf + start, "? ", 2);
-    e->len += 2;
-    yaml_putc(e, '\n');
-    yaml_indent(e, column);
-    yaml_putc(e, ':');
+    cm_walk_reserve(w, 2);
+    memmove(w->buf + start + 2, w->buf + start, written);
+    memcpy(w->buf + start, "? ", 2);
+    w->len += 2;
+    cm_walk_putc(w, '\n');
+    yaml_indent(w, column);
+    cm_walk_putc(w, ':');
 }
 
-static int yaml_encode_mapping(yaml_encoder *e, int index, lua_Integer count, int column,
+static int yaml_encode_mapping(cm_walk *w, int index, lua_Integer count, int column,
                                yaml_place place)
 {
-    lua_State *L = e->L;
-    if ((uint64_t)count > SIZE_MAX / sizeof(yaml_member))
-        return yaml_encode_fail(e, "table too large");
-    int hint = count < INT_MAX ? (int)count : 0;
-    lua_createtable(L, hint, 0);
-    int keys = lua_gettop(L);
-    lua_createtable(L, hint, 0);
-    int values = keys + 1;
-    yaml_member *members = lua_newuserdatauv(L, (size_t)count * sizeof *members, 0);
-
-    lua_Integer n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, index)) {
-        if (n == count)
-            return yaml_encode_fail(e, "table changed while being encoded");
-        yaml_member *m = &members[n++];
-        lua_rawseti(L, values, n);
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            lua_pushvalue(L, -1);
-        } else if (lua_isinteger(L, -1)) {
-            char digits[32];
-            snprintf(digits, sizeof digits, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, -1));
-            lua_pushstring(L, digits);
-        } else {
-            char buf[64];
-            return yaml_encode_fail(e,
-                                    "cannot encode table key %s (keys must be strings or "
-                                    "integers)",
-                                    yaml_describe_key(L, -1, buf, sizeof buf));
-        }
-        m->key = lua_tolstring(L, -1, &m->len);
-        m->slot = n;
-        lua_rawseti(L, keys, n);
-    }
-    if (n != count)
-        return yaml_encode_fail(e, "table changed while being encoded");
-
-    qsort(members, (size_t)count, sizeof *members, yaml_member_cmp);
-    for (lua_Integer i = 1; i < count; i++) {
-        if (yaml_member_cmp(&members[i - 1], &members[i]) == 0)
-            return yaml_encode_fail(
-                e, "integer key and string key both encode as \"%.*s\"",
-                (int)(members[i].len > YAML_MAX_SHOWN ? YAML_MAX_SHOWN : members[i].len),
-                members[i].key);
-    }
-
+    int values;
+    const cm_walk_member *members = cm_walk_sorted_members(w, index, count, &values);
+    if (members == NULL)
+        return -1;
     for (lua_Integer i = 0; i < count; i++) {
-        const yaml_member *m = &members[i];
+        const cm_walk_member *m = &members[i];
         if (i > 0 || place != PLACE_AFTER_DASH)
-            yaml_indent(e, column);
-        yaml_put_key(e, m->key, m->len, column);
-        lua_rawgeti(L, values, m->slot);
-        e->path[e->depth++] = (yaml_segment){m->key, m->len, 0};
-        int rc = yaml_encode_value(e, lua_gettop(L), column + 2, PLACE_AFTER_KEY);
-        e->depth--;
-        lua_pop(L, 1);
+            yaml_indent(w, column);
+        yaml_put_key(w, m->key, m->len, column);
+        lua_rawgeti(w->L, values, m->slot);
+        cm_walk_down_key(w, m);
+        int rc = yaml_encode_value(w, lua_gettop(w->L), column + 2, PLACE_AFTER_KEY);
+        cm_walk_up(w);
+        lua_pop(w->L, 1);
         if (rc != 0)
             return rc;
     }
-    lua_pop(L, 3);
+    lua_pop(w->L, CM_WALK_MEMBER_SLOTS);
     return 0;
 }
 
 /* column is where the table's entries start when they go on their own lines. */
-static int yaml_encode_table(yaml_encoder *e, int index, int column, yaml_place place)
+static int yaml_encode_table(cm_walk *w, int index, int column, yaml_place place)
 {
-    lua_State *L = e->L;
-    if (e->depth >= CM_YAML_MAX_DEPTH)
-        return yaml_encode_fail(e, "nesting deeper than %d levels", CM_YAML_MAX_DEPTH);
-    if (!lua_checkstack(L, YAML_STACK_PER_LEVEL))
-        return yaml_encode_fail(e, "Lua stack exhausted");
-
-    lua_pushvalue(L, index);
-    if (lua_rawget(L, e->visiting) != LUA_TNIL)
-        return yaml_encode_fail(e, "cycle: table contains itself");
-    lua_pop(L, 1);
-    lua_pushvalue(L, index);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, e->visiting);
-
-    int marked = 0;
-    if (lua_getmetatable(L, index)) {
-        marked = lua_rawequal(L, -1, e->array_mt);
-        lua_pop(L, 1);
-    }
-
-    /* A table is a sequence when all its keys are positive integers and the largest
-     * equals the count: distinct keys in 1..n, n of them, are exactly 1..n. */
-    lua_Integer count = 0;
-    lua_Integer largest = 0;
-    int sequence = 1;
-    char bad_key[64] = "";
-    lua_pushnil(L);
-    while (lua_next(L, index)) {
-        count++;
-        if (sequence) {
-            lua_Integer k = lua_isinteger(L, -2) ? lua_tointeger(L, -2) : 0;
-            if (k >= 1) {
-                if (k > largest)
-                    largest = k;
-            } else {
-                sequence = 0;
-                yaml_describe_key(L, -2, bad_key, sizeof bad_key);
-            }
-        }
-        lua_pop(L, 1);
-    }
-    if (sequence && largest != count)
-        sequence = 0;
-
-    if (marked && !sequence) {
-        if (bad_key[0] != '\0')
-            return yaml_encode_fail(e, "array has key %s (arrays may only have keys 1..n)",
-                                    bad_key);
-        return yaml_encode_fail(e,
-                                "array has holes (" LUA_INTEGER_FMT
-                                " elements but largest index " LUA_INTEGER_FMT
-                                "; use yaml.null for null elements)",
-                                (LUAI_UACINT)count, (LUAI_UACINT)largest);
-    }
-    int is_array = marked || (sequence && count > 0);
+    lua_Integer count;
+    int is_array;
+    if (cm_walk_enter_table(w, index, &count, &is_array) != 0)
+        return -1;
     int rc = 0;
     if (count == 0) {
         if (place == PLACE_AFTER_KEY)
-            yaml_putc(e, ' ');
-        yaml_puts(e, is_array ? "[]\n" : "{}\n");
+            cm_walk_putc(w, ' ');
+        cm_walk_puts(w, is_array ? "[]\n" : "{}\n");
     } else {
         if (place == PLACE_AFTER_KEY)
-            yaml_putc(e, '\n');
+            cm_walk_putc(w, '\n');
         if (is_array)
-            rc = yaml_encode_sequence(e, index, count, column, place);
+            rc = yaml_encode_sequence(w, index, count, column, place);
         else
-            rc = yaml_encode_mapping(e, index, count, column, place);
+            rc = yaml_encode_mapping(w, index, count, column, place);
     }
     if (rc != 0)
         return rc;
-
-    /* Only the current path is tracked: a table shared by two branches is not a cycle. */
-    lua_pushvalue(L, index);
-    lua_pushnil(L);
-    lua_rawset(L, e->visiting);
+    cm_walk_leave_table(w, index);
     return 0;
 }
 
-static int yaml_encode_value(yaml_encoder *e, int index, int column, yaml_place place)
+static int yaml_encode_value(cm_walk *w, int index, int column, yaml_place place)
 {
-    lua_State *L = e->L;
+    lua_State *L = w->L;
     int type = lua_type(L, index);
     if (type == LUA_TTABLE)
-        return yaml_encode_table(e, index, column, place);
-    if (type == LUA_TLIGHTUSERDATA && !cm_json_isnull(L, index))
-        return yaml_encode_fail(e, "cannot encode a light userdata (only yaml.null is allowed)");
+        return yaml_encode_table(w, index, column, place);
     if (type != LUA_TNIL && type != LUA_TBOOLEAN && type != LUA_TNUMBER && type != LUA_TSTRING &&
-        type != LUA_TLIGHTUSERDATA)
-        return yaml_encode_fail(e, "cannot encode a %s", luaL_typename(L, index));
+        !cm_json_isnull(L, index))
+        return cm_walk_fail_unencodable(w, index);
 
     if (place == PLACE_AFTER_KEY)
-        yaml_putc(e, ' ');
+        cm_walk_putc(w, ' ');
     switch (type) {
     case LUA_TBOOLEAN:
-        yaml_puts(e, lua_toboolean(L, index) ? "true" : "false");
+        cm_walk_puts(w, lua_toboolean(L, index) ? "true" : "false");
         break;
     case LUA_TNUMBER:
-        if (lua_isinteger(L, index)) {
-            char digits[32];
-            int n = snprintf(digits, sizeof digits, LUA_INTEGER_FMT,
-                             (LUAI_UACINT)lua_tointeger(L, index));
-            yaml_put(e, digits, (size_t)n);
-        } else {
-            yaml_put_float(e, (double)lua_tonumber(L, index));
-        }
+        if (lua_isinteger(L, index))
+            cm_walk_put_integer(w, lua_tointeger(L, index));
+        else
+            yaml_put_float(w, (double)lua_tonumber(L, index));
         break;
     case LUA_TSTRING: {
         size_t len;
         const char *s = lua_tolstring(L, index, &len);
-        yaml_put_string(e, s, len);
+        yaml_put_string(w, s, len);
         break;
     }
     default: /* nil and the null sentinel */
-        yaml_puts(e, "null");
+        cm_walk_puts(w, "null");
         break;
     }
-    yaml_putc(e, '\n');
+    cm_walk_putc(w, '\n');
     return 0;
 }
 
 int cm_yaml_encode_named(lua_State *L, int index, const char *name, char *err, size_t errlen)
 {
-    yaml_encoder e;
-    e.L = L;
-    e.depth = 0;
-    e.name = name != NULL ? name : "value";
-    e.err = err;
-    e.errlen = errlen;
-
+    cm_walk w;
+    cm_walk_init(&w, L, &yaml_codec, name, err, errlen);
     index = lua_absindex(L, index);
-    int base = lua_gettop(L);
-    if (!lua_checkstack(L, YAML_STACK_PER_LEVEL))
-        return yaml_encode_fail(&e, "Lua stack exhausted");
-    luaL_newmetatable(L, CM_JSON_ARRAY_MT);
-    e.array_mt = base + 1;
-    lua_newtable(L);
-    e.visiting = base + 2;
-    e.cap = 256;
-    e.len = 0;
-    e.buf = lua_newuserdatauv(L, e.cap, 0);
-    e.buf_slot = base + 3;
-
-    if (yaml_encode_value(&e, index, 0, PLACE_ROOT) != 0) {
-        lua_settop(L, base);
+    if (cm_walk_open(&w) != 0)
         return -1;
-    }
-    lua_pushlstring(L, e.buf, e.len);
-    lua_replace(L, base + 1);
-    lua_settop(L, base + 1);
-    return 0;
+    return cm_walk_close(&w, yaml_encode_value(&w, index, 0, PLACE_ROOT));
 }
 
 int cm_yaml_encode(lua_State *L, int index, char *err, size_t errlen)
@@ -1839,7 +1534,7 @@ static const char *yaml_lua_options(lua_State *L, int arg)
             char buf[64];
             luaL_argerror(L, arg,
                           lua_pushfstring(L, "unknown option %s (expected name)",
-                                          yaml_describe_key(L, -1, buf, sizeof buf)));
+                                          cm_describe_key(L, -1, buf, sizeof buf)));
         }
     }
     lua_getfield(L, arg, "name");
