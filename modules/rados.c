@@ -750,7 +750,13 @@ static int pool_bench(lua_State *L)
     bench->n_names = n_names;
 
     struct cm_engine_result result;
+    /* removing benchmark data is how a full cluster is freed: removes go through even when
+     * the pool or the cluster is flagged full, as `rados cleanup` does */
+    if (op == CM_RADOS_REMOVE)
+        rados_set_pool_full_try(pool->ioctx);
     rc = cm_engine_run(&config, &cm_rados_bench_ops, bench, &result);
+    if (op == CM_RADOS_REMOVE)
+        rados_unset_pool_full_try(pool->ioctx);
     cm_rados_bench_fini(bench);
     if (rc < 0) {
         cm_engine_lua_finish(&bridge);
