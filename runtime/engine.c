@@ -43,6 +43,7 @@ struct cm_engine {
     /* the current second */
     cm_hist *second_hist;
     uint64_t second_ops, second_bytes, second_errors;
+    uint64_t second_read_ops, second_read_bytes, second_write_ops, second_write_bytes;
     double second_last_latency_s;
     /* whole run, for the series' cumulative columns */
     uint64_t finished;
@@ -169,6 +170,10 @@ static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, ui
         .cur_mib_s = (double)engine->second_bytes / MIB / ns_to_s(length_ns),
         .iops = (double)engine->second_ops / ns_to_s(length_ns),
         .partial = length_ns < NS_PER_S,
+        .read_ops = engine->second_read_ops,
+        .read_bytes = engine->second_read_bytes,
+        .write_ops = engine->second_write_ops,
+        .write_bytes = engine->second_write_bytes,
         .last_latency_s = engine->second_last_latency_s,
         .p99_latency_s = -1,
         .max_latency_s = -1,
@@ -185,6 +190,8 @@ static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, ui
     push_second(engine, &second);
     cm_hist_reset(engine->second_hist);
     engine->second_ops = engine->second_bytes = engine->second_errors = 0;
+    engine->second_read_ops = engine->second_read_bytes = 0;
+    engine->second_write_ops = engine->second_write_bytes = 0;
     engine->second_last_latency_s = -1;
     if (engine->config->on_second &&
         !engine->config->on_second(engine->config->on_second_arg, &second)) {
@@ -229,6 +236,13 @@ static void account(struct cm_engine *engine, struct cm_op *op)
     cm_hist_record(engine->second_hist, latency);
     engine->second_ops++;
     engine->second_bytes += op->length;
+    if (op->kind == CM_OP_READ) {
+        engine->second_read_ops++;
+        engine->second_read_bytes += op->length;
+    } else if (op->kind == CM_OP_WRITE) {
+        engine->second_write_ops++;
+        engine->second_write_bytes += op->length;
+    }
     engine->second_last_latency_s = ns_to_s(latency);
     engine->total_bytes_all += op->length;
     engine->total_latency_s_all += ns_to_s(latency);
@@ -239,6 +253,10 @@ static void account(struct cm_engine *engine, struct cm_op *op)
     result->bytes += op->length;
     result->ops_by_kind[op->kind < CM_OP_KINDS ? op->kind : CM_OP_OTHER]++;
     cm_hist_record(result->latency, latency);
+    if (op->kind == CM_OP_READ)
+        cm_hist_record(result->latency_read, latency);
+    else if (op->kind == CM_OP_WRITE)
+        cm_hist_record(result->latency_write, latency);
     if (result->latency_uncorrected)
         cm_hist_record(result->latency_uncorrected, op->end_ns - op->start_ns);
 }
@@ -398,10 +416,13 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     engine->free_slots = calloc(config->depth, sizeof *engine->free_slots);
     engine->second_hist = cm_hist_new();
     result->latency = cm_hist_new();
+    result->latency_read = cm_hist_new();
+    result->latency_write = cm_hist_new();
     if (config->rate > 0)
         result->latency_uncorrected = cm_hist_new();
     if (engine->wake_fd < 0 || !engine->slots || !engine->free_slots || !engine->second_hist ||
-        !result->latency || (config->rate > 0 && !result->latency_uncorrected)) {
+        !result->latency || !result->latency_read || !result->latency_write ||
+        (config->rate > 0 && !result->latency_uncorrected)) {
         rc = -ENOMEM;
         goto out;
     }
@@ -501,8 +522,11 @@ void cm_engine_result_free(struct cm_engine_result *result)
 {
     cm_hist_free(result->latency);
     cm_hist_free(result->latency_uncorrected);
+    cm_hist_free(result->latency_read);
+    cm_hist_free(result->latency_write);
     free(result->series);
     result->latency = result->latency_uncorrected = NULL;
+    result->latency_read = result->latency_write = NULL;
     result->series = NULL;
     result->series_len = 0;
 }

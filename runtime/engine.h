@@ -91,20 +91,22 @@ struct cm_engine_config {
 struct cm_engine_second {
     uint32_t second; /* 1, 2, ... since the start */
     uint32_t in_flight;
-    uint64_t started;      /* cumulative */
-    uint64_t finished;     /* cumulative, successful and failed */
-    uint64_t ops;          /* finished in this second */
-    uint64_t bytes;        /* moved in this second */
-    uint64_t errors;       /* failed in this second */
-    double cur_mib_s;      /* this second's bandwidth, MiB/s */
-    double avg_mib_s;      /* since the start */
-    double iops;           /* this second */
-    double last_latency_s; /* latency of the last op finished this second; < 0 if none */
-    double avg_latency_s;  /* since the start */
-    double p99_latency_s;  /* this second's 99th percentile; < 0 if none */
-    double max_latency_s;  /* this second's maximum; < 0 if none */
-    bool warmup;           /* the second is part of the warm-up */
-    bool partial;          /* the last, shorter second; rates are scaled to its length */
+    uint64_t started;                /* cumulative */
+    uint64_t finished;               /* cumulative, successful and failed */
+    uint64_t ops;                    /* finished in this second */
+    uint64_t bytes;                  /* moved in this second */
+    uint64_t errors;                 /* failed in this second */
+    double cur_mib_s;                /* this second's bandwidth, MiB/s */
+    double avg_mib_s;                /* since the start */
+    double iops;                     /* this second */
+    double last_latency_s;           /* latency of the last op finished this second; < 0 if none */
+    double avg_latency_s;            /* since the start */
+    double p99_latency_s;            /* this second's 99th percentile; < 0 if none */
+    double max_latency_s;            /* this second's maximum; < 0 if none */
+    uint64_t read_ops, read_bytes;   /* of `ops` and `bytes`: reads ... */
+    uint64_t write_ops, write_bytes; /* ... and writes (mixed workloads report each) */
+    bool warmup;                     /* the second is part of the warm-up */
+    bool partial;                    /* the last, shorter second; rates are scaled to its length */
 };
 
 struct cm_engine_result {
@@ -126,6 +128,8 @@ struct cm_engine_result {
     double iops_stddev, iops_max, iops_min;
     cm_hist *latency;             /* after warm-up; corrected from intended start (open loop) */
     cm_hist *latency_uncorrected; /* open loop only: from the actual start; NULL closed */
+    cm_hist *latency_read;        /* reads only, after warm-up (as `latency`) */
+    cm_hist *latency_write;       /* writes only */
     struct cm_engine_second *series;
     size_t series_len;
 };

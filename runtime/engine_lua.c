@@ -125,6 +125,12 @@ static void push_second(lua_State *L, const struct cm_engine_second *s)
         FIELD_NUM("p99", s->p99_latency_s);
         FIELD_NUM("max_lat", s->max_latency_s);
     }
+    if (s->read_ops || s->write_ops) {
+        FIELD_INT("read_ops", s->read_ops);
+        FIELD_INT("read_bytes", s->read_bytes);
+        FIELD_INT("write_ops", s->write_ops);
+        FIELD_INT("write_bytes", s->write_bytes);
+    }
     lua_pushboolean(L, s->warmup);
     lua_setfield(L, -2, "warmup");
     lua_pushboolean(L, s->partial);
@@ -234,6 +240,18 @@ static void push_latency(lua_State *L, const cm_hist *hist)
     FIELD_NUM("p99", (double)cm_hist_percentile(hist, 99) / 1e9);
     FIELD_NUM("p99_9", (double)cm_hist_percentile(hist, 99.9) / 1e9);
     FIELD_NUM("p99_99", (double)cm_hist_percentile(hist, 99.99) / 1e9);
+    /* fio's default percentile list, as an array of {p=, value=} so it survives JSON */
+    static const double fio_percentiles[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+                                             80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+    size_t n = sizeof fio_percentiles / sizeof fio_percentiles[0];
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 2);
+        FIELD_NUM("p", fio_percentiles[i]);
+        FIELD_NUM("value", (double)cm_hist_percentile(hist, fio_percentiles[i]) / 1e9);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "percentiles");
 }
 
 void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
@@ -272,6 +290,15 @@ void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
         push_latency(L, r->latency_uncorrected);
         lua_setfield(L, -2, "lat_uncorrected");
     }
+    /* per direction, when the run did both (a read/write mix) */
+    if (cm_hist_count(r->latency_read) && cm_hist_count(r->latency_write)) {
+        push_latency(L, r->latency_read);
+        lua_setfield(L, -2, "lat_read");
+        push_latency(L, r->latency_write);
+        lua_setfield(L, -2, "lat_write");
+    }
+    FIELD_INT("reads", r->ops_by_kind[CM_OP_READ]);
+    FIELD_INT("writes", r->ops_by_kind[CM_OP_WRITE]);
     lua_createtable(L, (int)r->series_len, 0);
     for (size_t i = 0; i < r->series_len; i++) {
         push_second(L, &r->series[i]);

@@ -11,6 +11,9 @@ t.eq(r.op, "null", "op name")
 t.near(r.elapsed, 2, 0.1, "elapsed")
 t.ok(#r.series >= 2, "per-second series")
 t.ok(r.series[1].p99 ~= nil and r.series[1].iops > 0, "seconds carry IOPS and p99")
+t.eq(#r.lat.percentiles, 17, "fio's percentile list")
+t.eq(r.lat.percentiles[7].p, 50, "its 7th entry is p50")
+t.eq(r.lat.percentiles[7].value, r.lat.p50, "and agrees with lat.p50")
 
 local seen = {}
 local c = null.bench { threads = 4, ops = 5000, delay = 0, on_second = function(s) seen[#seen + 1] = s end }
