@@ -21,12 +21,20 @@
 #define CLUSTER_TYPE "cephmark.rados.cluster"
 #define POOL_TYPE    "cephmark.rados.pool"
 
+/* Handles close in any order the script likes: a cluster or pool closed while something
+ * still uses its librados handle (a pool, an rbd image) is only marked closed, and the
+ * handle is released when its last user lets go. */
 struct cluster_handle {
-    rados_t cluster; /* NULL once closed */
+    rados_t cluster; /* NULL once shut down */
+    unsigned users;  /* open pools */
+    bool closed;     /* closed by the script: no new use */
 };
 
 struct pool_handle {
-    rados_ioctx_t ioctx; /* NULL once closed */
+    rados_ioctx_t ioctx; /* NULL once destroyed */
+    struct cluster_handle *cluster;
+    unsigned users; /* rbd images and other retainers (rados_lua.h) */
+    bool closed;
 };
 
 /* Failures of the world come back as nil, "what: strerror", -errno. */
@@ -41,7 +49,7 @@ static int push_rados_failure(lua_State *L, int rc, const char *what)
 static struct cluster_handle *check_cluster(lua_State *L, int arg)
 {
     struct cluster_handle *handle = luaL_checkudata(L, arg, CLUSTER_TYPE);
-    if (handle->cluster == NULL)
+    if (handle->cluster == NULL || handle->closed)
         luaL_argerror(L, arg, "cluster connection is closed");
     return handle;
 }
@@ -49,7 +57,7 @@ static struct cluster_handle *check_cluster(lua_State *L, int arg)
 static struct pool_handle *check_pool(lua_State *L, int arg)
 {
     struct pool_handle *handle = luaL_checkudata(L, arg, POOL_TYPE);
-    if (handle->ioctx == NULL)
+    if (handle->ioctx == NULL || handle->closed)
         luaL_argerror(L, arg, "pool handle is closed");
     return handle;
 }
@@ -156,7 +164,7 @@ static int rados_lua_connect(lua_State *L)
     options.options = extra;
 
     struct cluster_handle *handle = lua_newuserdatauv(L, sizeof *handle, 0);
-    handle->cluster = NULL;
+    memset(handle, 0, sizeof *handle);
     luaL_setmetatable(L, CLUSTER_TYPE);
     char error[512];
     int rc = cm_rados_connect(&options, &handle->cluster, error, sizeof error);
@@ -169,20 +177,27 @@ static int rados_lua_connect(lua_State *L)
     return 1;
 }
 
-static int cluster_close(lua_State *L)
+static void cluster_release(struct cluster_handle *handle)
 {
-    struct cluster_handle *handle = luaL_checkudata(L, 1, CLUSTER_TYPE);
-    if (handle->cluster) {
+    if (handle->cluster && handle->closed && handle->users == 0) {
         rados_shutdown(handle->cluster);
         handle->cluster = NULL;
     }
+}
+
+static int cluster_close(lua_State *L)
+{
+    struct cluster_handle *handle = luaL_checkudata(L, 1, CLUSTER_TYPE);
+    handle->closed = true;
+    cluster_release(handle);
     return 0;
 }
 
 static int cluster_tostring(lua_State *L)
 {
     struct cluster_handle *handle = luaL_checkudata(L, 1, CLUSTER_TYPE);
-    lua_pushfstring(L, "rados cluster (%s)", handle->cluster ? "connected" : "closed");
+    lua_pushfstring(L, "rados cluster (%s)",
+                    handle->cluster && !handle->closed ? "connected" : "closed");
     return 1;
 }
 
@@ -306,7 +321,7 @@ static int cluster_open_pool(lua_State *L)
     struct cluster_handle *handle = check_cluster(L, 1);
     const char *name = luaL_checkstring(L, 2);
     struct pool_handle *pool = lua_newuserdatauv(L, sizeof *pool, 1);
-    pool->ioctx = NULL;
+    memset(pool, 0, sizeof *pool);
     luaL_setmetatable(L, POOL_TYPE);
     int rc = rados_ioctx_create(handle->cluster, name, &pool->ioctx);
     if (rc < 0) {
@@ -320,25 +335,35 @@ static int cluster_open_pool(lua_State *L)
         return 3;
     }
     /* the pool keeps its cluster alive, so the cluster is never shut down under it */
+    pool->cluster = handle;
+    handle->users++;
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
     return 1;
 }
 
+static void pool_release(struct pool_handle *pool)
+{
+    if (pool->ioctx && pool->closed && pool->users == 0) {
+        rados_ioctx_destroy(pool->ioctx);
+        pool->ioctx = NULL;
+        pool->cluster->users--;
+        cluster_release(pool->cluster);
+    }
+}
+
 static int pool_close(lua_State *L)
 {
     struct pool_handle *pool = luaL_checkudata(L, 1, POOL_TYPE);
-    if (pool->ioctx) {
-        rados_ioctx_destroy(pool->ioctx);
-        pool->ioctx = NULL;
-    }
+    pool->closed = true;
+    pool_release(pool);
     return 0;
 }
 
 static int pool_tostring(lua_State *L)
 {
     struct pool_handle *pool = luaL_checkudata(L, 1, POOL_TYPE);
-    if (pool->ioctx == NULL) {
+    if (pool->ioctx == NULL || pool->closed) {
         lua_pushliteral(L, "rados pool (closed)");
         return 1;
     }
@@ -867,4 +892,29 @@ int luaopen_cephmark_rados(lua_State *L)
     lua_remove(L, cluster_index - 1);
     lua_remove(L, cluster_index - 1);
     return 1;
+}
+
+/* For other C modules (rados_lua.h): included here, so this file's other parts stay as
+ * they are. */
+#include "rados_lua.h"
+
+rados_ioctx_t cm_rados_check_pool(lua_State *L, int arg)
+{
+    return check_pool(L, arg)->ioctx;
+}
+
+void *cm_rados_pool_retain(lua_State *L, int arg)
+{
+    struct pool_handle *pool = check_pool(L, arg);
+    pool->users++;
+    return pool;
+}
+
+void cm_rados_pool_release(void *token)
+{
+    struct pool_handle *pool = token;
+    if (pool && pool->users > 0) {
+        pool->users--;
+        pool_release(pool);
+    }
 }

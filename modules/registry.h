@@ -14,6 +14,7 @@ struct cm_c_module {
 int luaopen_cephmark_json(lua_State *L);
 int luaopen_cephmark_null(lua_State *L);
 int luaopen_cephmark_rados(lua_State *L);
+int luaopen_cephmark_rbd(lua_State *L);
 int luaopen_cephmark_sys(lua_State *L);
 int luaopen_cephmark_workers(lua_State *L);
 int luaopen_cephmark_yaml(lua_State *L);

@@ -24,6 +24,8 @@ static const char usage_text[] =
     "                            a drop-in for `rados bench`, with percentiles\n"
     "  rados-cleanup -p POOL [--run-name NAME] [--prefix PREFIX]\n"
     "                            remove a benchmark run's objects, like `rados cleanup`\n"
+    "  rbd-bench [POOL/]IMAGE --io-type read|write|readwrite [options]\n"
+    "                            a drop-in for `rbd bench`, with percentiles\n"
     "  help [COMMAND]            show help for a command\n"
     "\n"
     "options:\n"
@@ -55,7 +57,8 @@ static const char run_usage_text[] =
     "bad input or configuration error; 130 interrupted.\n";
 
 /* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
-static const char *const stdlib_commands[] = {"cluster", "rados-bench", "rados-cleanup", NULL};
+static const char *const stdlib_commands[] = {"cluster", "rados-bench", "rados-cleanup",
+                                              "rbd-bench", NULL};
 
 static int usage_error(const char *fmt, const char *arg)
 {

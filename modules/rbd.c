@@ -1,0 +1,633 @@
+/* The `cephmark.rbd` Lua module: RBD images on a cephmark.rados pool handle (create,
+ * remove, list, open), image I/O (blocking, or submitted asynchronously inside scripted
+ * workers), and image:bench, the rbd target of the op engine (rbd_bench.c). */
+#include "engine_lua.h"
+#include "lstate.h"
+#include "rados_lua.h"
+#include "rbd_bench.h"
+#include "registry.h"
+#include "units.h"
+#include "workers.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#define IMAGE_TYPE "cephmark.rbd.image"
+
+/* The image keeps its pool handle (user value 1) alive, and with it the cluster. */
+struct image_handle {
+    struct cm_rbd_image image; /* image.image is NULL once closed */
+    void *pool_token;          /* keeps the pool's librados handles alive while open */
+};
+
+static struct image_handle *check_image(lua_State *L, int arg)
+{
+    struct image_handle *handle = luaL_checkudata(L, arg, IMAGE_TYPE);
+    if (handle->image.image == NULL)
+        luaL_argerror(L, arg, "image handle is closed");
+    return handle;
+}
+
+/* Failures of the world come back as nil, message, -errno. */
+static int push_failure(lua_State *L, int rc, const char *message)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, message);
+    lua_pushinteger(L, rc);
+    return 3;
+}
+
+static int push_io_failure(lua_State *L, struct image_handle *handle, int rc, const char *verb,
+                           uint64_t offset)
+{
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s image '%s' at offset %I: %s", verb, handle->image.name,
+                    (lua_Integer)offset, strerror(-rc));
+    lua_pushinteger(L, rc);
+    return 3;
+}
+
+/* A size argument: a non-negative integer or a string like "1G". */
+static uint64_t check_size_arg(lua_State *L, int arg, const char *what)
+{
+    if (lua_type(L, arg) == LUA_TSTRING) {
+        uint64_t bytes;
+        char error[256];
+        if (cm_parse_size(lua_tostring(L, arg), &bytes, error, sizeof error) < 0)
+            luaL_error(L, "%s: %s", what, error);
+        return bytes;
+    }
+    int ok = 0;
+    lua_Integer n = lua_tointegerx(L, arg, &ok);
+    if (!ok || n < 0)
+        luaL_error(L, "%s: size must be a non-negative integer or a string like \"1G\", got %s",
+                   what, lua_isnoneornil(L, arg) ? "nothing" : luaL_tolstring(L, arg, NULL));
+    return (uint64_t)n;
+}
+
+static uint64_t check_offset_arg(lua_State *L, int arg)
+{
+    lua_Integer offset = luaL_checkinteger(L, arg);
+    if (offset < 0)
+        luaL_argerror(L, arg, "offset must not be negative");
+    return (uint64_t)offset;
+}
+
+/* Refuses options a function does not know, so a typo ("objectsize") is not ignored. */
+static void check_known_options(lua_State *L, int table, const char *what, const char *const *known)
+{
+    lua_pushnil(L);
+    while (lua_next(L, table)) {
+        lua_pop(L, 1);
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        bool found = false;
+        for (int i = 0; key && known[i]; i++)
+            found = found || strcmp(key, known[i]) == 0;
+        if (!found) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            for (int i = 0; known[i]; i++) {
+                if (i)
+                    luaL_addstring(&b, known[i + 1] ? ", " : " or ");
+                luaL_addstring(&b, known[i]);
+            }
+            luaL_pushresult(&b);
+            const char *expected = lua_tostring(L, -1);
+            luaL_error(L, "%s: unknown option %s (expected %s)", what,
+                       key ? lua_pushfstring(L, "'%s'", key) : "(a key that is not a string)",
+                       expected);
+        }
+    }
+}
+
+/* Beyond the image: the caller's offsets are wrong (misuse), not the cluster. */
+static void check_extent(lua_State *L, struct image_handle *handle, const char *what,
+                         uint64_t offset, uint64_t length)
+{
+    uint64_t size = 0;
+    int rc = rbd_get_size(handle->image.image, &size);
+    if (rc < 0)
+        luaL_error(L, "%s: cannot get the size of image '%s': %s", what, handle->image.name,
+                   strerror(-rc));
+    if (offset > size || length > size - offset) {
+        char text[32];
+        cm_format_size(size, text, sizeof text);
+        luaL_error(L, "%s: offset %I + length %I is beyond the end of image '%s' (%I bytes, %s)",
+                   what, (lua_Integer)offset, (lua_Integer)length, handle->image.name,
+                   (lua_Integer)size, text);
+    }
+}
+
+/* ---- module functions ---------------------------------------------------------------- */
+
+static const char *check_image_name(lua_State *L, int arg)
+{
+    size_t length;
+    const char *name = luaL_checklstring(L, arg, &length);
+    if (length == 0)
+        luaL_argerror(L, arg, "image name must not be empty");
+    return name;
+}
+
+/* rbd.create(pool, name, {size=, object_size=, features={...}, data_pool=, overcommit=})
+ *   -> true | nil, message, code */
+static int rbd_lua_create(lua_State *L)
+{
+    static const char *const known[] = {"data_pool",  "features", "object_size",
+                                        "overcommit", "size",     NULL};
+    rados_ioctx_t io = cm_rados_check_pool(L, 1);
+    const char *name = check_image_name(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    check_known_options(L, 3, "rbd.create", known);
+    struct cm_rbd_create_options options = {0};
+
+    if (lua_getfield(L, 3, "size") == LUA_TNIL)
+        return luaL_error(L, "rbd.create: size is required (bytes, or a string like \"1G\")");
+    lua_pop(L, 1);
+    options.size = cm_lua_opt_size(L, 3, "size", 0, "rbd.create");
+
+    uint64_t object_size = cm_lua_opt_size(L, 3, "object_size", 0, "rbd.create");
+    if (object_size) {
+        if ((object_size & (object_size - 1)) || object_size < 4096 || object_size > (32 << 20)) {
+            char text[32];
+            cm_format_size(object_size, text, sizeof text);
+            return luaL_error(L,
+                              "rbd.create: object_size must be a power of two between 4 KiB and "
+                              "32 MiB, got %s (%I)",
+                              text, (lua_Integer)object_size);
+        }
+        options.order = __builtin_ctzll(object_size);
+    }
+
+    int type = lua_getfield(L, 3, "features");
+    if (type == LUA_TTABLE) {
+        options.has_features = true;
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_geti(L, -1, i) != LUA_TSTRING)
+                return luaL_error(L,
+                                  "rbd.create: features must be an array of names, item %I "
+                                  "is a %s",
+                                  i, luaL_typename(L, -1));
+            uint64_t bit = cm_rbd_feature_bit(lua_tostring(L, -1));
+            if (!bit)
+                return luaL_error(L, "rbd.create: unknown feature '%s' (expected %s)",
+                                  lua_tostring(L, -1), cm_rbd_feature_choices());
+            options.features |= bit;
+            lua_pop(L, 1);
+        }
+        char error[256];
+        if (cm_rbd_features_check(options.features, error, sizeof error) < 0)
+            return luaL_error(L, "rbd.create: %s", error);
+    } else if (type != LUA_TNIL) {
+        return luaL_error(L,
+                          "rbd.create: features must be an array of names like "
+                          "{\"layering\", \"exclusive-lock\"}, got a %s",
+                          luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    options.data_pool = cm_lua_opt_string(L, 3, "data_pool", NULL, "rbd.create");
+    options.overcommit = cm_lua_opt_bool(L, 3, "overcommit", 0, "rbd.create");
+
+    char error[1024];
+    int rc = cm_rbd_create(io, name, &options, error, sizeof error);
+    if (rc < 0)
+        return push_failure(L, rc, error);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* rbd.remove(pool, name) -> true | nil, message, code */
+static int rbd_lua_remove(lua_State *L)
+{
+    rados_ioctx_t io = cm_rados_check_pool(L, 1);
+    const char *name = check_image_name(L, 2);
+    char error[512];
+    int rc = cm_rbd_remove(io, name, error, sizeof error);
+    if (rc < 0)
+        return push_failure(L, rc, error);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* rbd.list(pool) -> array of image names | nil, message, code */
+static int rbd_lua_list(lua_State *L)
+{
+    rados_ioctx_t io = cm_rados_check_pool(L, 1);
+    size_t max = 64;
+    rbd_image_spec_t *images = NULL;
+    int rc;
+    for (;;) {
+        rbd_image_spec_t *grown = realloc(images, max * sizeof *images);
+        if (!grown) {
+            free(images);
+            return luaL_error(L, "rbd.list: out of memory");
+        }
+        images = grown;
+        size_t n = max;
+        rc = rbd_list2(io, images, &n);
+        if (rc == -ERANGE) {
+            max = n > max ? n : max * 2;
+            continue;
+        }
+        if (rc < 0)
+            break;
+        lua_createtable(L, (int)n, 0);
+        for (size_t i = 0; i < n; i++) {
+            lua_pushstring(L, images[i].name);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        rbd_image_spec_list_cleanup(images, n);
+        free(images);
+        return 1;
+    }
+    free(images);
+    char pool[160];
+    if (rados_ioctx_get_pool_name(io, pool, sizeof pool) < 0)
+        strcpy(pool, "?");
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot list the images of pool '%s': %s", pool, strerror(-rc));
+    lua_pushinteger(L, rc);
+    return 3;
+}
+
+/* rbd.open(pool, name [, {cache=, read_only=}]) -> image | nil, message, code */
+static int rbd_lua_open(lua_State *L)
+{
+    static const char *const known[] = {"cache", "read_only", NULL};
+    rados_ioctx_t io = cm_rados_check_pool(L, 1);
+    const char *name = check_image_name(L, 2);
+    int cache = CM_RBD_CACHE_DEFAULT;
+    bool read_only = false;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        check_known_options(L, 3, "rbd.open", known);
+        cache = cm_lua_opt_bool(L, 3, "cache", CM_RBD_CACHE_DEFAULT, "rbd.open");
+        read_only = cm_lua_opt_bool(L, 3, "read_only", 0, "rbd.open");
+    }
+    lua_settop(L, 3);
+    struct image_handle *handle = lua_newuserdatauv(L, sizeof *handle, 1);
+    cm_rbd_image_init(&handle->image);
+    handle->pool_token = NULL;
+    luaL_setmetatable(L, IMAGE_TYPE);
+    char error[1024];
+    int rc = cm_rbd_open(&handle->image, io, name, cache, read_only, error, sizeof error);
+    if (rc < 0)
+        return push_failure(L, rc, error);
+    handle->pool_token = cm_rados_pool_retain(L, 1);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+/* ---- image methods ------------------------------------------------------------------- */
+
+static int image_close(lua_State *L)
+{
+    struct image_handle *handle = luaL_checkudata(L, 1, IMAGE_TYPE);
+    if (handle->image.bench_run_id)
+        return luaL_error(L, "image:close: a bench is running on image '%s'", handle->image.name);
+    cm_rbd_close(&handle->image);
+    cm_rados_pool_release(handle->pool_token);
+    handle->pool_token = NULL;
+    return 0;
+}
+
+static int image_tostring(lua_State *L)
+{
+    struct image_handle *handle = luaL_checkudata(L, 1, IMAGE_TYPE);
+    if (handle->image.image == NULL)
+        lua_pushliteral(L, "rbd image (closed)");
+    else
+        lua_pushfstring(L, "rbd image '%s/%s'", handle->image.pool, handle->image.name);
+    return 1;
+}
+
+/* image:info() -> {name=, pool=, size=, object_size=, order=, objects=, features={...},
+ *   data_pool=, block_name_prefix=, read_only=, cache=} */
+static int image_info(lua_State *L)
+{
+    struct image_handle *handle = check_image(L, 1);
+    rbd_image_t image = handle->image.image;
+    rbd_image_info_t info;
+    uint64_t features = 0;
+    char prefix[RBD_MAX_BLOCK_NAME_SIZE + 8] = "";
+    int rc = rbd_stat(image, &info, sizeof info);
+    if (rc == 0)
+        rc = rbd_get_features(image, &features);
+    if (rc == 0)
+        rc = rbd_get_block_name_prefix(image, prefix, sizeof prefix);
+    if (rc < 0)
+        return push_failure(
+            L, rc, lua_pushfstring(L, "info of image '%s': %s", handle->image.name, strerror(-rc)));
+    lua_createtable(L, 0, 12);
+    lua_pushstring(L, handle->image.name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, handle->image.pool);
+    lua_setfield(L, -2, "pool");
+    lua_pushinteger(L, (lua_Integer)info.size);
+    lua_setfield(L, -2, "size");
+    lua_pushinteger(L, (lua_Integer)info.obj_size);
+    lua_setfield(L, -2, "object_size");
+    lua_pushinteger(L, info.order);
+    lua_setfield(L, -2, "order");
+    lua_pushinteger(L, (lua_Integer)info.num_objs);
+    lua_setfield(L, -2, "objects");
+    lua_newtable(L);
+    lua_Integer n = 0;
+    for (int bit = 0; bit < 64; bit++) {
+        if (!(features & (1ULL << bit)))
+            continue;
+        const char *feature = cm_rbd_feature_name(1ULL << bit);
+        if (feature)
+            lua_pushstring(L, feature);
+        else
+            lua_pushfstring(L, "bit %d", bit);
+        lua_rawseti(L, -2, ++n);
+    }
+    lua_setfield(L, -2, "features");
+    lua_pushstring(L, prefix);
+    lua_setfield(L, -2, "block_name_prefix");
+    lua_pushboolean(L, handle->image.read_only);
+    lua_setfield(L, -2, "read_only");
+    lua_pushboolean(L, handle->image.cache);
+    lua_setfield(L, -2, "cache");
+
+    lua_getiuservalue(L, 1, 1);
+    rados_ioctx_t io = cm_rados_check_pool(L, -1);
+    lua_pop(L, 1);
+    int64_t data_pool = rbd_get_data_pool_id(image);
+    if (data_pool >= 0 && data_pool != rados_ioctx_get_id(io)) {
+        char name[256];
+        if (rados_pool_reverse_lookup(rados_ioctx_get_cluster(io), data_pool, name, sizeof name) <
+            0)
+            snprintf(name, sizeof name, "pool id %lld", (long long)data_pool);
+        lua_pushstring(L, name);
+        lua_setfield(L, -2, "data_pool");
+    }
+    return 1;
+}
+
+/* image:resize(size) -> true | nil, message, code (shrinking discards the tail) */
+static int image_resize(lua_State *L)
+{
+    struct image_handle *handle = check_image(L, 1);
+    uint64_t size = check_size_arg(L, 2, "image:resize");
+    int rc = rbd_resize(handle->image.image, size);
+    if (rc < 0)
+        return push_failure(L, rc,
+                            lua_pushfstring(L, "resize image '%s' to %I bytes: %s",
+                                            handle->image.name, (lua_Integer)size, strerror(-rc)));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* Inside a scripted worker, image:read and image:write submit asynchronously and yield
+ * (runtime/workers.h); the read lands in the worker's scratch space. */
+enum worker_call { WORKER_READ, WORKER_WRITE };
+
+static int image_worker_continue(lua_State *L, int status, lua_KContext context)
+{
+    (void)status;
+    struct cm_op *op = cm_worker_current(L);
+    struct image_handle *handle = luaL_checkudata(L, 1, IMAGE_TYPE);
+    /* the completions of finished worker ops wait in the image's queue */
+    cm_rbd_release_completions(&handle->image);
+    int64_t result = cm_worker_result(op);
+    uint64_t offset = (uint64_t)lua_tointeger(L, 2);
+    if (result < 0)
+        return push_io_failure(L, handle, (int)result, context == WORKER_READ ? "read" : "write",
+                               offset);
+    if (context == WORKER_READ) {
+        size_t length = (size_t)lua_tointeger(L, 3);
+        const char *data = cm_worker_scratch(op, length ? length : 1);
+        lua_pushlstring(L, data, (size_t)result < length ? (size_t)result : length);
+    } else {
+        lua_pushboolean(L, 1);
+    }
+    return 1;
+}
+
+static int image_worker_submit(lua_State *L, struct cm_op *op, struct image_handle *handle,
+                               enum worker_call call, uint64_t offset, const char *data,
+                               size_t length)
+{
+    char *buffer = call == WORKER_WRITE ? (char *)data : cm_worker_scratch(op, length ? length : 1);
+    if (!buffer)
+        return luaL_error(L, "out of memory for a %I-byte worker read", (lua_Integer)length);
+    op->kind = call == WORKER_READ ? CM_OP_READ : CM_OP_WRITE;
+    op->length = length;
+    cm_worker_started(op);
+    int rc = cm_rbd_worker_submit(&handle->image, op, call == WORKER_WRITE, offset, length, buffer);
+    if (rc < 0)
+        cm_engine_complete(op, rc); /* accounted as failed; the call returns the failure */
+    return cm_worker_yield(L, image_worker_continue, (lua_KContext)call);
+}
+
+/* image:read(offset, length) -> data | nil, message, code */
+static int image_read(lua_State *L)
+{
+    struct image_handle *handle = check_image(L, 1);
+    uint64_t offset = check_offset_arg(L, 2);
+    lua_Integer length = luaL_checkinteger(L, 3);
+    if (length < 0)
+        return luaL_argerror(L, 3, "length must not be negative");
+    check_extent(L, handle, "image:read", offset, (uint64_t)length);
+    lua_settop(L, 3);
+    struct cm_op *op = cm_worker_current(L);
+    if (op)
+        return image_worker_submit(L, op, handle, WORKER_READ, offset, NULL, (size_t)length);
+    luaL_Buffer b;
+    char *space = luaL_buffinitsize(L, &b, (size_t)length);
+    ssize_t rc = length > 0 ? rbd_read2(handle->image.image, offset, (size_t)length, space, 0) : 0;
+    if (rc < 0)
+        return push_io_failure(L, handle, (int)rc, "read", offset);
+    luaL_pushresultsize(&b, (size_t)rc);
+    return 1;
+}
+
+/* image:write(offset, data) -> true | nil, message, code */
+static int image_write(lua_State *L)
+{
+    struct image_handle *handle = check_image(L, 1);
+    uint64_t offset = check_offset_arg(L, 2);
+    size_t length;
+    const char *data = luaL_checklstring(L, 3, &length);
+    check_extent(L, handle, "image:write", offset, length);
+    lua_settop(L, 3);
+    struct cm_op *op = cm_worker_current(L);
+    if (op)
+        return image_worker_submit(L, op, handle, WORKER_WRITE, offset, data, length);
+    ssize_t rc = length > 0 ? rbd_write2(handle->image.image, offset, length, data, 0) : 0;
+    if (rc < 0)
+        return push_io_failure(L, handle, (int)rc, "write", offset);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* image:discard(offset, length) -> true | nil, message, code */
+static int image_discard(lua_State *L)
+{
+    struct image_handle *handle = check_image(L, 1);
+    uint64_t offset = check_offset_arg(L, 2);
+    lua_Integer length = luaL_checkinteger(L, 3);
+    if (length < 0)
+        return luaL_argerror(L, 3, "length must not be negative");
+    check_extent(L, handle, "image:discard", offset, (uint64_t)length);
+    int rc = length > 0 ? rbd_discard(handle->image.image, offset, (uint64_t)length) : 0;
+    if (rc < 0)
+        return push_io_failure(L, handle, rc, "discard", offset);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* image:flush() -> true | nil, message, code: written data is on the OSDs (and, with the
+ * rbd cache, writeback starts after the first flush). */
+static int image_flush(lua_State *L)
+{
+    struct image_handle *handle = check_image(L, 1);
+    int rc = rbd_flush(handle->image.image);
+    if (rc < 0)
+        return push_failure(
+            L, rc, lua_pushfstring(L, "flush image '%s': %s", handle->image.name, strerror(-rc)));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int parse_choice(lua_State *L, const char *what, const char *key, const char *value,
+                        const char *const *choices, const char *expected)
+{
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(value, choices[i]) == 0)
+            return i;
+    return luaL_error(L, "%s: unknown %s '%s' (expected %s)", what, key, value, expected);
+}
+
+/* image:bench{io_type=, io_size=, threads=, pattern=, rw_mix_read=, seconds=, ops=, bytes=,
+ *   rate=, warmup=, verify=, on_second=} -> result table (raises on misuse) */
+static int image_bench(lua_State *L)
+{
+    static const char *const io_types[] = {"read", "write", "readwrite", NULL};
+    static const char *const patterns[] = {"seq", "rand", NULL};
+    struct image_handle *handle = check_image(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (handle->image.bench_run_id)
+        return luaL_error(L, "image:bench: a bench is already running on image '%s'",
+                          handle->image.name);
+    struct cm_rbd_bench_options options = {0};
+    const char *io_type = cm_lua_opt_string(L, 2, "io_type", "write", "bench");
+    options.io_type = (enum cm_rbd_io_type)parse_choice(L, "bench", "io_type", io_type, io_types,
+                                                        "read, write or readwrite");
+    const char *pattern = cm_lua_opt_string(L, 2, "pattern", "seq", "bench");
+    options.pattern =
+        (enum cm_rbd_pattern)parse_choice(L, "bench", "pattern", pattern, patterns, "seq or rand");
+    options.io_size = cm_lua_opt_size(L, 2, "io_size", 4096, "bench");
+    if (options.io_size == 0 || options.io_size % 512 != 0)
+        return luaL_error(L, "bench: io_size must be a positive multiple of 512 bytes, got %I",
+                          (lua_Integer)options.io_size);
+    lua_Integer mix = cm_lua_opt_integer(L, 2, "rw_mix_read", 50, 0, 100, "bench");
+    options.rw_mix_read = options.io_type == CM_RBD_IO_READ    ? 100
+                          : options.io_type == CM_RBD_IO_WRITE ? 0
+                                                               : (unsigned)mix;
+    options.verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
+
+    struct cm_engine_config config;
+    struct cm_engine_lua bridge;
+    cm_engine_lua_config(L, 2, "bench", 10, &config, &bridge);
+    options.depth = config.depth;
+
+    struct cm_rbd_bench *bench = lua_newuserdatauv(L, sizeof *bench, 0);
+    char error[512];
+    int rc = cm_rbd_bench_init(bench, &handle->image, &options, error, sizeof error);
+    if (rc < 0) {
+        cm_engine_lua_finish(&bridge);
+        if (rc == -EINVAL || rc == -EROFS)
+            return luaL_error(L, "bench: %s", error);
+        cm_push_user_error(L, 2, error);
+        return lua_error(L);
+    }
+
+    struct cm_engine_result result;
+    handle->image.bench_run_id = bench->run_id;
+    rc = cm_engine_run(&config, &cm_rbd_bench_ops, bench, &result);
+    handle->image.bench_run_id = 0;
+    cm_rbd_bench_fini(bench);
+    if (rc < 0) {
+        cm_engine_lua_finish(&bridge);
+        return luaL_error(L, "bench: cannot start: %s", strerror(-rc));
+    }
+    cm_engine_lua_push_result(L, &result, &config);
+    uint64_t reads = result.ops_by_kind[CM_OP_READ], writes = result.ops_by_kind[CM_OP_WRITE];
+    cm_engine_result_free(&result);
+    lua_pushliteral(L, "rbd");
+    lua_setfield(L, -2, "op");
+    lua_pushstring(L, io_types[options.io_type]);
+    lua_setfield(L, -2, "io_type");
+    lua_pushinteger(L, (lua_Integer)options.io_size);
+    lua_setfield(L, -2, "io_size");
+    lua_pushstring(L, patterns[options.pattern]);
+    lua_setfield(L, -2, "pattern");
+    lua_pushinteger(L, options.rw_mix_read);
+    lua_setfield(L, -2, "rw_mix_read");
+    lua_pushstring(L, handle->image.name);
+    lua_setfield(L, -2, "image");
+    lua_pushstring(L, handle->image.pool);
+    lua_setfield(L, -2, "pool");
+    lua_pushinteger(L, (lua_Integer)bench->size);
+    lua_setfield(L, -2, "image_size");
+    lua_pushboolean(L, handle->image.cache);
+    lua_setfield(L, -2, "cache");
+    lua_pushboolean(L, options.verify);
+    lua_setfield(L, -2, "verify");
+    lua_pushinteger(L, (lua_Integer)reads);
+    lua_setfield(L, -2, "reads");
+    lua_pushinteger(L, (lua_Integer)writes);
+    lua_setfield(L, -2, "writes");
+    lua_pushinteger(L, (lua_Integer)bench->verify_skipped);
+    lua_setfield(L, -2, "verify_skipped");
+    lua_createtable(L, (int)bench->n_verify_errors, 0);
+    for (unsigned i = 0; i < bench->n_verify_errors; i++) {
+        lua_pushstring(L, bench->verify_errors[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "verify_errors");
+    if (bench->metadata_error[0]) {
+        lua_pushstring(L, bench->metadata_error);
+        lua_setfield(L, -2, "metadata_error");
+    }
+    cm_engine_lua_finish(&bridge);
+    return 1;
+}
+
+int luaopen_cephmark_rbd(lua_State *L)
+{
+    static const luaL_Reg image_methods[] = {
+        {"bench", image_bench},   {"close", image_close}, {"discard", image_discard},
+        {"flush", image_flush},   {"info", image_info},   {"read", image_read},
+        {"resize", image_resize}, {"write", image_write}, {NULL, NULL},
+    };
+    static const luaL_Reg functions[] = {
+        {"create", rbd_lua_create}, {"list", rbd_lua_list}, {"open", rbd_lua_open},
+        {"remove", rbd_lua_remove}, {NULL, NULL},
+    };
+    luaL_newmetatable(L, IMAGE_TYPE);
+    luaL_newlib(L, image_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, image_close);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, image_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, image_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+
+    luaL_newlib(L, functions);
+    int major, minor, extra;
+    rbd_version(&major, &minor, &extra);
+    lua_pushfstring(L, "%d.%d.%d", major, minor, extra);
+    lua_setfield(L, -2, "version");
+    return 1;
+}

@@ -1,0 +1,930 @@
+/* RBD images and the rbd target of the op engine; see rbd_bench.h. The target's
+ * completions arrive through the image's event fd and are taken on the engine's loop
+ * thread, where they are accounted, verified and released. */
+#include "rbd_bench.h"
+#include "rados_bench.h"
+#include "units.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+/* ---- features ---------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    uint64_t bit;
+    bool settable; /* a user may ask for it at creation */
+} feature_table[] = {
+    {RBD_FEATURE_NAME_LAYERING, RBD_FEATURE_LAYERING, true},
+    {RBD_FEATURE_NAME_STRIPINGV2, RBD_FEATURE_STRIPINGV2, false},
+    {RBD_FEATURE_NAME_EXCLUSIVE_LOCK, RBD_FEATURE_EXCLUSIVE_LOCK, true},
+    {RBD_FEATURE_NAME_OBJECT_MAP, RBD_FEATURE_OBJECT_MAP, true},
+    {RBD_FEATURE_NAME_FAST_DIFF, RBD_FEATURE_FAST_DIFF, true},
+    {RBD_FEATURE_NAME_DEEP_FLATTEN, RBD_FEATURE_DEEP_FLATTEN, true},
+    {RBD_FEATURE_NAME_JOURNALING, RBD_FEATURE_JOURNALING, true},
+    {RBD_FEATURE_NAME_DATA_POOL, RBD_FEATURE_DATA_POOL, false},
+    {RBD_FEATURE_NAME_OPERATIONS, RBD_FEATURE_OPERATIONS, false},
+    {RBD_FEATURE_NAME_MIGRATING, RBD_FEATURE_MIGRATING, false},
+    {RBD_FEATURE_NAME_NON_PRIMARY, RBD_FEATURE_NON_PRIMARY, false},
+    {RBD_FEATURE_NAME_DIRTY_CACHE, RBD_FEATURE_DIRTY_CACHE, false},
+};
+
+#define N_FEATURES (sizeof feature_table / sizeof feature_table[0])
+
+uint64_t cm_rbd_feature_bit(const char *name)
+{
+    for (size_t i = 0; i < N_FEATURES; i++)
+        if (feature_table[i].settable && strcmp(name, feature_table[i].name) == 0)
+            return feature_table[i].bit;
+    return 0;
+}
+
+const char *cm_rbd_feature_name(uint64_t bit)
+{
+    for (size_t i = 0; i < N_FEATURES; i++)
+        if (feature_table[i].bit == bit)
+            return feature_table[i].name;
+    return NULL;
+}
+
+const char *cm_rbd_feature_choices(void)
+{
+    return "layering, exclusive-lock, object-map, fast-diff, deep-flatten or journaling";
+}
+
+int cm_rbd_features_check(uint64_t features, char *error, size_t error_size)
+{
+    static const struct {
+        uint64_t feature, needs;
+    } rules[] = {
+        {RBD_FEATURE_OBJECT_MAP, RBD_FEATURE_EXCLUSIVE_LOCK},
+        {RBD_FEATURE_FAST_DIFF, RBD_FEATURE_OBJECT_MAP},
+        {RBD_FEATURE_JOURNALING, RBD_FEATURE_EXCLUSIVE_LOCK},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        if ((features & rules[i].feature) && !(features & rules[i].needs)) {
+            snprintf(error, error_size, "feature %s needs %s",
+                     cm_rbd_feature_name(rules[i].feature), cm_rbd_feature_name(rules[i].needs));
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* ---- mon queries --------------------------------------------------------------------------
+ * The pool's quota and free space come from the mons as JSON. The few numbers needed are
+ * found by key in the compact JSON the mons write, so the pure-C layer needs no parser. */
+
+/* Runs a mon command; returns its JSON output as a NUL-terminated malloc'd string. */
+static int mon_json(rados_t cluster, const char *command, char **json)
+{
+    const char *commands[1] = {command};
+    char *out = NULL, *status = NULL;
+    size_t out_len = 0, status_len = 0;
+    *json = NULL;
+    int rc = rados_mon_command(cluster, commands, 1, "", 0, &out, &out_len, &status, &status_len);
+    rados_buffer_free(status);
+    if (rc < 0) {
+        rados_buffer_free(out);
+        return rc;
+    }
+    char *text = malloc(out_len + 1);
+    if (!text) {
+        rados_buffer_free(out);
+        return -ENOMEM;
+    }
+    if (out_len)
+        memcpy(text, out, out_len);
+    text[out_len] = '\0';
+    rados_buffer_free(out);
+    *json = text;
+    return 0;
+}
+
+/* The unsigned number after "key": at or after `from`; false if there is none. */
+static bool json_number(const char *from, const char *key, uint64_t *value)
+{
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"%s\":", key);
+    const char *at = from ? strstr(from, needle) : NULL;
+    if (!at)
+        return false;
+    at += strlen(needle);
+    while (*at == ' ')
+        at++;
+    if (*at < '0' || *at > '9')
+        return false;
+    *value = strtoull(at, NULL, 10);
+    return true;
+}
+
+/* A pool's entry in `osd pool ls detail` (part of the osdmap: no mgr needed): its type
+ * (1 replicated, 3 erasure) and quotas. -ENOENT when the pool is not listed. */
+struct pool_detail {
+    uint64_t type, max_bytes, max_objects;
+};
+
+#define POOL_TYPE_ERASURE 3
+
+static int get_pool_detail(rados_t cluster, const char *pool, struct pool_detail *detail)
+{
+    char *json = NULL;
+    memset(detail, 0, sizeof *detail);
+    int rc = mon_json(
+        cluster, "{\"prefix\":\"osd pool ls\",\"detail\":\"detail\",\"format\":\"json\"}", &json);
+    if (rc < 0)
+        return rc;
+    char needle[256];
+    snprintf(needle, sizeof needle, "\"pool_name\":\"%s\",", pool);
+    const char *entry = strstr(json, needle);
+    rc = entry ? 0 : -ENOENT;
+    json_number(entry, "type", &detail->type);
+    json_number(entry, "quota_max_bytes", &detail->max_bytes);
+    json_number(entry, "quota_max_objects", &detail->max_objects);
+    free(json);
+    return rc;
+}
+
+/* Refuses an image its pool cannot hold: above the pool's quota (cephmark's images write
+ * with FULL_TRY, so writes that grow the pool past it fail with EDQUOT), or above what the
+ * pool can still store (`ceph df` MAX AVAIL, known only when a mgr reports statistics). */
+static int check_pool_room(rados_t cluster, const char *image, const char *pool, uint64_t size,
+                           uint64_t object_size, char *error, size_t error_size)
+{
+    char have[32], want[32];
+    char *json = NULL;
+    struct pool_detail detail;
+    get_pool_detail(cluster, pool, &detail);
+    uint64_t max_bytes = detail.max_bytes, max_objects = detail.max_objects;
+    cm_format_size(size, want, sizeof want);
+    if (max_bytes && size > max_bytes) {
+        cm_format_size(max_bytes, have, sizeof have);
+        snprintf(error, error_size,
+                 "image '%s' (%s) is larger than the quota of pool '%s' (max_bytes %s): writes "
+                 "past the quota fail with EDQUOT; raise it with `ceph osd pool set-quota %s "
+                 "max_bytes N`, or pass overcommit = true",
+                 image, want, pool, have, pool);
+        return -EDQUOT;
+    }
+    uint64_t objects = object_size ? (size + object_size - 1) / object_size : 0;
+    if (max_objects && objects > max_objects) {
+        snprintf(error, error_size,
+                 "image '%s' (%s) needs %" PRIu64 " objects, more than the quota of pool '%s' "
+                 "(max_objects %" PRIu64 "): writes past the quota fail with EDQUOT; raise it "
+                 "with `ceph osd pool set-quota %s max_objects N`, or pass overcommit = true",
+                 image, want, objects, pool, max_objects, pool);
+        return -EDQUOT;
+    }
+
+    if (mon_json(cluster, "{\"prefix\":\"df\",\"format\":\"json\"}", &json) < 0)
+        return 0;
+    uint64_t total = 0, avail = 0;
+    char needle[256];
+    snprintf(needle, sizeof needle, "\"name\":\"%s\",", pool);
+    const char *entry = strstr(json, needle);
+    if (json_number(json, "total_bytes", &total) && total > 0 && entry &&
+        json_number(entry, "max_avail", &avail) && size > avail) {
+        cm_format_size(avail, have, sizeof have);
+        snprintf(error, error_size,
+                 "image '%s' (%s) is larger than pool '%s' can still store (%s, `ceph df` MAX "
+                 "AVAIL): pass overcommit = true to create it anyway",
+                 image, want, pool, have);
+        free(json);
+        return -ENOSPC;
+    }
+    free(json);
+    return 0;
+}
+
+/* ---- images ------------------------------------------------------------------------------ */
+
+static void pool_name_of(rados_ioctx_t io, char *out, size_t n)
+{
+    if (rados_ioctx_get_pool_name(io, out, (unsigned)n) < 0)
+        snprintf(out, n, "?");
+}
+
+/* Marks the pool as an rbd pool, as `rbd pool init` does (no POOL_APP_NOT_ENABLED warning).
+ * A pool already tagged for another application is left as it is. */
+static void enable_rbd_application(rados_ioctx_t io)
+{
+    (void)rados_application_enable(io, "rbd", 0);
+}
+
+/* The data pool: it must exist and accept partial overwrites (an EC pool needs
+ * allow_ec_overwrites, which the mons only allow on bluestore OSDs). */
+static int check_data_pool(rados_t cluster, const char *image, const char *data_pool, char *error,
+                           size_t error_size)
+{
+    rados_ioctx_t data;
+    int rc = rados_ioctx_create(cluster, data_pool, &data);
+    if (rc == -ENOENT) {
+        snprintf(error, error_size, "image '%s': data pool '%s' does not exist", image, data_pool);
+        return rc;
+    }
+    if (rc < 0) {
+        snprintf(error, error_size, "image '%s': cannot open data pool '%s': %s", image, data_pool,
+                 strerror(-rc));
+        return rc;
+    }
+    int requires_alignment = 0;
+    rc = rados_ioctx_pool_requires_alignment2(data, &requires_alignment);
+    if (rc == 0 && requires_alignment) {
+        snprintf(error, error_size,
+                 "image '%s': data pool '%s' is erasure-coded without overwrites; enable them "
+                 "with `ceph osd pool set %s allow_ec_overwrites true` (the mons allow it only "
+                 "when the pool's OSDs are all bluestore)",
+                 image, data_pool, data_pool);
+        rados_ioctx_destroy(data);
+        return -EINVAL;
+    }
+    enable_rbd_application(data);
+    rados_ioctx_destroy(data);
+    return 0;
+}
+
+/* librbd's limit for images with an object map (RBD_OBJECT_MAP_MAX_OBJECTS). */
+#define OBJECT_MAP_MAX 256000000ULL
+
+int cm_rbd_create(rados_ioctx_t io, const char *name, const struct cm_rbd_create_options *options,
+                  char *error, size_t error_size)
+{
+    rados_t cluster = rados_ioctx_get_cluster(io);
+    char pool[160];
+    pool_name_of(io, pool, sizeof pool);
+    int rc;
+    if (options->has_features &&
+        (rc = cm_rbd_features_check(options->features, error, error_size)) < 0) {
+        char why[160];
+        snprintf(why, sizeof why, "%s", error);
+        snprintf(error, error_size, "image '%s': %s", name, why);
+        return rc;
+    }
+    if (options->data_pool &&
+        (rc = check_data_pool(cluster, name, options->data_pool, error, error_size)) < 0)
+        return rc;
+    struct pool_detail detail;
+    if (get_pool_detail(cluster, pool, &detail) == 0 && detail.type == POOL_TYPE_ERASURE) {
+        snprintf(error, error_size,
+                 "cannot create image '%s' in pool '%s': an erasure-coded pool cannot hold "
+                 "image metadata; create the image in a replicated pool with data_pool = '%s'",
+                 name, pool, pool);
+        return -EINVAL;
+    }
+    char default_order[16] = "22";
+    if (!options->order)
+        rados_conf_get(cluster, "rbd_default_order", default_order, sizeof default_order);
+    int order = options->order ? options->order : atoi(default_order);
+    uint64_t object_size = 1ULL << (order >= 12 && order <= 25 ? order : 22);
+    if (!options->overcommit) {
+        const char *data_pool = options->data_pool ? options->data_pool : pool;
+        if ((rc = check_pool_room(cluster, name, data_pool, options->size, object_size, error,
+                                  error_size)) < 0)
+            return rc;
+    }
+
+    rbd_image_options_t opts;
+    rbd_image_options_create(&opts);
+    rc = rbd_image_options_set_uint64(opts, RBD_IMAGE_OPTION_FORMAT, 2);
+    if (rc == 0 && options->order)
+        rc = rbd_image_options_set_uint64(opts, RBD_IMAGE_OPTION_ORDER, (uint64_t)options->order);
+    if (rc == 0 && options->has_features)
+        rc = rbd_image_options_set_uint64(opts, RBD_IMAGE_OPTION_FEATURES, options->features);
+    if (rc == 0 && options->data_pool)
+        rc = rbd_image_options_set_string(opts, RBD_IMAGE_OPTION_DATA_POOL, options->data_pool);
+    if (rc == 0) {
+        enable_rbd_application(io);
+        rc = rbd_create4(io, name, options->size, opts);
+    }
+    rbd_image_options_destroy(opts);
+    if (rc == -EEXIST)
+        snprintf(error, error_size, "image '%s' already exists in pool '%s'", name, pool);
+    else if (rc == -EINVAL && (options->size + object_size - 1) / object_size > OBJECT_MAP_MAX)
+        snprintf(error, error_size,
+                 "cannot create image '%s' in pool '%s': %s (%" PRIu64 " objects of %" PRIu64
+                 " bytes are more than the object-map feature handles, %llu: use a larger "
+                 "object_size, or features without object-map)",
+                 name, pool, strerror(-rc), (options->size + object_size - 1) / object_size,
+                 object_size, OBJECT_MAP_MAX);
+    else if (rc < 0)
+        snprintf(error, error_size, "cannot create image '%s' in pool '%s': %s", name, pool,
+                 strerror(-rc));
+    return rc;
+}
+
+int cm_rbd_remove(rados_ioctx_t io, const char *name, char *error, size_t error_size)
+{
+    char pool[160];
+    pool_name_of(io, pool, sizeof pool);
+    int rc = rbd_remove(io, name);
+    if (rc == -ENOENT)
+        snprintf(error, error_size, "image '%s' does not exist in pool '%s'", name, pool);
+    else if (rc == -EBUSY)
+        snprintf(error, error_size,
+                 "image '%s' in pool '%s' is still open (it has watchers): close it first", name,
+                 pool);
+    else if (rc == -ENOTEMPTY)
+        snprintf(error, error_size, "image '%s' in pool '%s' has snapshots: remove them first",
+                 name, pool);
+    else if (rc < 0)
+        snprintf(error, error_size, "cannot remove image '%s' from pool '%s': %s", name, pool,
+                 strerror(-rc));
+    return rc;
+}
+
+void cm_rbd_image_init(struct cm_rbd_image *image)
+{
+    memset(image, 0, sizeof *image);
+    image->image = NULL;
+    image->io = NULL;
+    image->event_fd = -1;
+}
+
+/* rbd_cache as librbd applied it to the open image, and where the value came from. */
+static int effective_cache(rbd_image_t image, bool *cache, rbd_config_source_t *source)
+{
+    int max = 0;
+    int rc = rbd_config_image_list(image, NULL, &max);
+    if (rc < 0 && rc != -ERANGE)
+        return rc;
+    rbd_config_option_t *options = calloc((size_t)max + 1, sizeof *options);
+    if (!options)
+        return -ENOMEM;
+    rc = rbd_config_image_list(image, options, &max);
+    if (rc < 0) {
+        free(options);
+        return rc;
+    }
+    rc = -ENOENT;
+    for (int i = 0; i < max; i++) {
+        if (strcmp(options[i].name, "rbd_cache") == 0) {
+            *cache = strcmp(options[i].value, "true") == 0;
+            *source = options[i].source;
+            rc = 0;
+        }
+    }
+    rbd_config_image_list_cleanup(options, max);
+    free(options);
+    return rc;
+}
+
+/* rbd_cache is read when an image opens: it decides whether librbd puts a cache layer in
+ * the image's I/O path, for the handle's life. A client has one configuration for all its
+ * images, so a per-image choice sets the option on the cluster handle around rbd_open
+ * only and restores it at once (the Lua state is single-threaded: no other open races). */
+int cm_rbd_open(struct cm_rbd_image *image, rados_ioctx_t io, const char *name, int cache,
+                bool read_only, char *error, size_t error_size)
+{
+    rados_t cluster = rados_ioctx_get_cluster(io);
+    rados_ioctx_t own = NULL;
+    rbd_image_t handle = NULL;
+    bool applied = false;
+    rbd_config_source_t source = RBD_CONFIG_SOURCE_CONFIG;
+    char pool[160], previous[32] = "", nspace[256];
+    int rc, fd = -1;
+    pool_name_of(io, pool, sizeof pool);
+
+    /* the image gets its own ioctx with FULL_TRY: writes to a pool past its quota or to a
+     * full cluster then fail with EDQUOT or ENOSPC instead of waiting in librados until
+     * space appears, which would hang a bench and then the image's close */
+    if ((rc = rados_ioctx_create2(cluster, rados_ioctx_get_id(io), &own)) < 0) {
+        snprintf(error, error_size, "image '%s': cannot open pool '%s': %s", name, pool,
+                 strerror(-rc));
+        return rc;
+    }
+    int nspace_len = rados_ioctx_get_namespace(io, nspace, sizeof nspace);
+    if (nspace_len > 0 && (size_t)nspace_len < sizeof nspace)
+        rados_ioctx_set_namespace(own, nspace);
+    rados_set_pool_full_try(own);
+
+    if (cache != CM_RBD_CACHE_DEFAULT) {
+        if ((rc = rados_conf_get(cluster, "rbd_cache", previous, sizeof previous)) < 0 ||
+            (rc = rados_conf_set(cluster, "rbd_cache", cache ? "true" : "false")) < 0) {
+            snprintf(error, error_size, "image '%s': cannot set rbd_cache on the client: %s", name,
+                     strerror(-rc));
+            goto fail_ioctx;
+        }
+    }
+    rc = read_only ? rbd_open_read_only(own, name, &handle, NULL)
+                   : rbd_open(own, name, &handle, NULL);
+    /* read what the open applied before restoring the client's value: librbd watches the
+     * client's configuration and refreshes open images when it changes, so afterwards the
+     * image reports the restored value (its cache layer stays as it was opened) */
+    int applied_rc = rc < 0 ? 0 : effective_cache(handle, &applied, &source);
+    if (cache != CM_RBD_CACHE_DEFAULT)
+        rados_conf_set(cluster, "rbd_cache", previous);
+    if (rc == -ENOENT) {
+        snprintf(error, error_size, "image '%s' does not exist in pool '%s'", name, pool);
+        goto fail_ioctx;
+    }
+    if (rc < 0) {
+        snprintf(error, error_size, "cannot open image '%s' in pool '%s': %s", name, pool,
+                 strerror(-rc));
+        goto fail_ioctx;
+    }
+    if ((rc = applied_rc) < 0) {
+        snprintf(error, error_size, "image '%s': cannot read its rbd_cache setting: %s", name,
+                 strerror(-rc));
+        goto fail_image;
+    }
+    if (cache != CM_RBD_CACHE_DEFAULT && applied != (cache == CM_RBD_CACHE_ON)) {
+        /* the pool's or image's own config (rbd config pool|image set) beats the client's */
+        const char *by = applied ? "on" : "off",
+                   *want = cache == CM_RBD_CACHE_ON ? "true" : "false";
+        if (source == RBD_CONFIG_SOURCE_IMAGE)
+            snprintf(error, error_size,
+                     "image '%s': rbd_cache is %s by the image's configuration (`rbd config image "
+                     "get %s/%s rbd_cache`), which overrides cache = %s",
+                     name, by, pool, name, want);
+        else if (source == RBD_CONFIG_SOURCE_POOL)
+            snprintf(error, error_size,
+                     "image '%s': rbd_cache is %s by the pool's configuration (`rbd config pool "
+                     "get %s rbd_cache`), which overrides cache = %s",
+                     name, by, pool, want);
+        else
+            snprintf(error, error_size, "image '%s': rbd_cache stayed %s, not cache = %s", name, by,
+                     want);
+        rc = -EINVAL;
+        goto fail_image;
+    }
+
+    if ((fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+        rc = -errno;
+        snprintf(error, error_size, "image '%s': cannot make an event fd: %s", name, strerror(-rc));
+        goto fail_image;
+    }
+    if ((rc = rbd_set_image_notification(handle, fd, EVENT_TYPE_EVENTFD)) < 0) {
+        snprintf(error, error_size, "image '%s': cannot register its event fd: %s", name,
+                 strerror(-rc));
+        goto fail_fd;
+    }
+    cm_rbd_image_init(image);
+    image->io = own;
+    image->image = handle;
+    image->event_fd = fd;
+    image->read_only = read_only;
+    image->cache = applied;
+    snprintf(image->name, sizeof image->name, "%s", name);
+    snprintf(image->pool, sizeof image->pool, "%s", pool);
+    return 0;
+
+fail_fd:
+    close(fd);
+fail_image:
+    rbd_close(handle);
+fail_ioctx:
+    rados_ioctx_destroy(own);
+    return rc;
+}
+
+/* ---- completions ---------------------------------------------------------------------------
+ * A completion's argument points at a struct starting with one of these tags, so a drain
+ * knows what it took from the queue without trusting anything else about it. */
+enum request_kind { REQUEST_BENCH = 0x72626462, REQUEST_WORKER = 0x7262646b };
+
+struct worker_request {
+    uint32_t kind; /* REQUEST_WORKER */
+    struct cm_op *op;
+};
+
+struct bench_slot {
+    uint32_t kind;   /* REQUEST_BENCH */
+    uint64_t run_id; /* the run that made the slot */
+    struct cm_op *op;
+    rbd_completion_t completion;
+    uint64_t block;
+    uint64_t offset;
+    unsigned char *buffer;
+};
+
+/* Takes everything queued on the image. Ops of the bench `run_id` (0: none) go to the
+ * engine, their completion released later on the loop thread by the target's complete();
+ * anything else is released here. Returns false when the fd had nothing to report. */
+static bool drain_completions(struct cm_rbd_image *image, uint64_t run_id)
+{
+    uint64_t count;
+    if (read(image->event_fd, &count, sizeof count) != sizeof count)
+        return false; /* EAGAIN: librbd pushes before it writes the fd, so nothing waits */
+    rbd_completion_t completions[64];
+    int n;
+    do {
+        n = rbd_poll_io_events(image->image, completions, 64);
+        for (int i = 0; i < n; i++) {
+            rbd_completion_t completion = completions[i];
+            uint32_t *kind = rbd_aio_get_arg(completion);
+            if (*kind == REQUEST_BENCH) {
+                struct bench_slot *slot = (struct bench_slot *)kind;
+                if (run_id && slot->run_id == run_id && slot->completion == completion) {
+                    cm_engine_complete(slot->op, rbd_aio_get_return_value(completion));
+                    continue;
+                }
+                /* a late op of a run that was abandoned: its slot was never freed */
+                rbd_aio_release(completion);
+            } else {
+                free(kind);
+                image->worker_requests--;
+                rbd_aio_release(completion);
+            }
+        }
+    } while (n == 64);
+    return true;
+}
+
+void cm_rbd_release_completions(struct cm_rbd_image *image)
+{
+    if (image->image)
+        drain_completions(image, image->bench_run_id);
+}
+
+void cm_rbd_close(struct cm_rbd_image *image)
+{
+    if (!image->image)
+        return;
+    drain_completions(image, 0);
+    /* worker ops still in flight (an image closed by one worker while another waits):
+     * their completions must be released before the image, which owns the queue, goes */
+    uint64_t deadline = cm_now_ns() + 30ULL * 1000000000ULL;
+    while (image->worker_requests > 0 && cm_now_ns() < deadline) {
+        struct pollfd fd = {.fd = image->event_fd, .events = POLLIN};
+        poll(&fd, 1, 100);
+        drain_completions(image, 0);
+    }
+    rbd_close(image->image);
+    image->image = NULL;
+    rados_ioctx_destroy(image->io);
+    image->io = NULL;
+    close(image->event_fd);
+    image->event_fd = -1;
+}
+
+/* librbd's thread: nothing but hand-over (see engine.h). */
+static void worker_completed(rbd_completion_t completion, void *arg)
+{
+    struct worker_request *request = arg;
+    cm_engine_complete(request->op, rbd_aio_get_return_value(completion));
+}
+
+int cm_rbd_worker_submit(struct cm_rbd_image *image, struct cm_op *op, bool write, uint64_t offset,
+                         size_t length, char *buffer)
+{
+    struct worker_request *request = malloc(sizeof *request);
+    if (!request)
+        return -ENOMEM;
+    request->kind = REQUEST_WORKER;
+    request->op = op;
+    rbd_completion_t completion;
+    int rc = rbd_aio_create_completion(request, worker_completed, &completion);
+    if (rc < 0) {
+        free(request);
+        return rc;
+    }
+    rc = write ? rbd_aio_write2(image->image, offset, length, buffer, completion, 0)
+               : rbd_aio_read2(image->image, offset, length, buffer, completion, 0);
+    if (rc < 0) {
+        rbd_aio_release(completion);
+        free(request);
+        return rc;
+    }
+    image->worker_requests++;
+    return 0;
+}
+
+/* ---- the bench target -------------------------------------------------------------------- */
+
+static bool bit_get(const uint64_t *map, uint64_t bit)
+{
+    return (map[bit / 64] >> (bit % 64)) & 1;
+}
+
+static void bit_set(uint64_t *map, uint64_t bit)
+{
+    map[bit / 64] |= 1ULL << (bit % 64);
+}
+
+static void bit_clear(uint64_t *map, uint64_t bit)
+{
+    map[bit / 64] &= ~(1ULL << (bit % 64));
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int bench_slot_init(void *self, struct cm_op *op)
+{
+    struct cm_rbd_bench *bench = self;
+    struct bench_slot *slot = calloc(1, sizeof *slot);
+    if (!slot)
+        return -ENOMEM;
+    slot->buffer = aligned_alloc(4096, (bench->options.io_size + 4095) / 4096 * 4096);
+    if (!slot->buffer) {
+        free(slot);
+        return -ENOMEM;
+    }
+    slot->kind = REQUEST_BENCH;
+    slot->run_id = bench->run_id;
+    slot->op = op;
+    op->target_slot = slot;
+    return 0;
+}
+
+static void bench_slot_fini(void *self, struct cm_op *op)
+{
+    (void)self;
+    struct bench_slot *slot = op->target_slot;
+    if (slot) {
+        free(slot->buffer);
+        free(slot);
+        op->target_slot = NULL;
+    }
+}
+
+/* The next block, never one with an op in flight: two ops on one block could leave a torn
+ * block (a write split over two objects) or make a read's expected content ambiguous. The
+ * image holds at least as many blocks as the depth, and a slot's own block is freed before
+ * the slot is refilled, so a free one exists. seq wraps at the end of the image, like rbd
+ * bench. */
+static uint64_t pick_block(struct cm_rbd_bench *bench)
+{
+    uint64_t block;
+    if (bench->options.pattern == CM_RBD_SEQ) {
+        do {
+            block = bench->next_block;
+            bench->next_block = block + 1 == bench->blocks ? 0 : block + 1;
+        } while (bit_get(bench->busy, block));
+        return block;
+    }
+    block = next_random(&bench->rng) % bench->blocks;
+    for (int tries = 0; tries < 8 && bit_get(bench->busy, block); tries++)
+        block = next_random(&bench->rng) % bench->blocks;
+    while (bit_get(bench->busy, block))
+        block = block + 1 == bench->blocks ? 0 : block + 1;
+    return block;
+}
+
+static int bench_submit(void *self, struct cm_op *op)
+{
+    struct cm_rbd_bench *bench = self;
+    struct bench_slot *slot = op->target_slot;
+    bool write;
+    switch (bench->options.io_type) {
+    case CM_RBD_IO_WRITE:
+        write = true;
+        break;
+    case CM_RBD_IO_READ:
+        write = false;
+        break;
+    case CM_RBD_IO_READWRITE:
+    default:
+        write = next_random(&bench->rng) % 100 >= bench->options.rw_mix_read;
+        break;
+    }
+    uint64_t io_size = bench->options.io_size;
+    slot->block = pick_block(bench);
+    slot->offset = slot->block * io_size;
+    bit_set(bench->busy, slot->block);
+    op->kind = write ? CM_OP_WRITE : CM_OP_READ;
+    op->length = io_size;
+    int rc = rbd_aio_create_completion(slot, NULL, &slot->completion);
+    if (rc < 0) {
+        slot->completion = NULL;
+        return rc;
+    }
+    if (write) {
+        cm_payload_fill(bench->payload, slot->buffer, io_size, bench->image->name, slot->offset,
+                        op->sequence, bench->run_id);
+        rc = rbd_aio_write2(bench->image->image, slot->offset, io_size, (const char *)slot->buffer,
+                            slot->completion, 0);
+    } else {
+        rc = rbd_aio_read2(bench->image->image, slot->offset, io_size, (char *)slot->buffer,
+                           slot->completion, 0);
+    }
+    if (rc < 0) {
+        rbd_aio_release(slot->completion);
+        slot->completion = NULL;
+    }
+    return rc;
+}
+
+static bool all_zero(const unsigned char *buffer, size_t length)
+{
+    for (size_t i = 0; i < length; i++)
+        if (buffer[i])
+            return false;
+    return true;
+}
+
+/* "image 'x' offset N (seq S): what differed", from the payload's "object x offset N ..." */
+static void record_failure(struct cm_rbd_bench *bench, const cm_payload_error *error)
+{
+    if (bench->n_verify_errors >= CM_RBD_VERIFY_ERRORS_KEPT)
+        return;
+    char prefix[320];
+    snprintf(prefix, sizeof prefix, "object %s offset %" PRIu64, bench->image->name, error->offset);
+    char *out = bench->verify_errors[bench->n_verify_errors++];
+    size_t n = strlen(prefix);
+    if (strncmp(error->message, prefix, n) == 0)
+        snprintf(out, sizeof bench->verify_errors[0], "image '%s' offset %" PRIu64 "%s",
+                 bench->image->name, error->offset, error->message + n);
+    else
+        snprintf(out, sizeof bench->verify_errors[0], "image '%s': %s", bench->image->name,
+                 error->message);
+}
+
+/* A read of a block this run wrote must hold this run's payload. Any other block holds
+ * zeros (never written), or what earlier cephmark write runs left: payloads of any run,
+ * in blocks of the io size they recorded, each checked on its own. Foreign data (no
+ * record, or runs of mixed io sizes) cannot be checked and is counted as skipped. */
+static void verify_read(struct cm_rbd_bench *bench, struct bench_slot *slot, struct cm_op *op)
+{
+    const unsigned char *buffer = slot->buffer;
+    size_t length = (size_t)bench->options.io_size;
+    cm_payload_error error;
+    if (bit_get(bench->written, slot->block)) {
+        if (cm_payload_verify(bench->payload, buffer, length, bench->image->name, slot->offset,
+                              bench->run_id, 0, &error) != CM_PAYLOAD_OK) {
+            op->verify_failed = true;
+            record_failure(bench, &error);
+        }
+        return;
+    }
+    uint64_t prior = bench->prior_io_size;
+    if (prior == CM_RBD_PRIOR_NONE || prior == CM_RBD_PRIOR_MIXED || length % prior != 0) {
+        if (!all_zero(buffer, length))
+            bench->verify_skipped++;
+        return;
+    }
+    for (size_t at = 0; at < length; at += (size_t)prior) {
+        if (all_zero(buffer + at, (size_t)prior))
+            continue;
+        if (cm_payload_verify(bench->payload, buffer + at, (size_t)prior, bench->image->name,
+                              slot->offset + at, bench->run_id, CM_PAYLOAD_VERIFY_ANY_RUN,
+                              &error) != CM_PAYLOAD_OK) {
+            op->verify_failed = true;
+            record_failure(bench, &error);
+            return;
+        }
+    }
+}
+
+static void bench_complete(void *self, struct cm_op *op)
+{
+    struct cm_rbd_bench *bench = self;
+    struct bench_slot *slot = op->target_slot;
+    if (slot->completion) {
+        rbd_aio_release(slot->completion);
+        slot->completion = NULL;
+    }
+    bit_clear(bench->busy, slot->block);
+    if (!bench->options.verify)
+        return;
+    if (op->kind == CM_OP_WRITE) {
+        /* a failed write leaves the block's content unknown: later reads check it as
+         * any run's data */
+        if (op->result >= 0)
+            bit_set(bench->written, slot->block);
+        else
+            bit_clear(bench->written, slot->block);
+        return;
+    }
+    if (op->result >= 0)
+        verify_read(bench, slot, op);
+}
+
+static void bench_poll(void *self, uint64_t now_ns)
+{
+    (void)now_ns;
+    struct cm_rbd_bench *bench = self;
+    drain_completions(bench->image, bench->run_id);
+}
+
+static int bench_wait_fd(void *self)
+{
+    struct cm_rbd_bench *bench = self;
+    return bench->image->event_fd;
+}
+
+const struct cm_target_ops cm_rbd_bench_ops = {
+    .version = CM_TARGET_OPS_VERSION,
+    .name = "rbd",
+    .slot_init = bench_slot_init,
+    .slot_fini = bench_slot_fini,
+    .submit = bench_submit,
+    .complete = bench_complete,
+    .poll = bench_poll,
+    .wait_fd = bench_wait_fd,
+};
+
+/* Reads the io size earlier write runs recorded, and records this run's when it writes:
+ * a different io size than the record makes it "mixed". */
+static void io_size_record(struct cm_rbd_bench *bench)
+{
+    rbd_image_t image = bench->image->image;
+    char value[64];
+    size_t length = sizeof value;
+    int rc = rbd_metadata_get(image, CM_RBD_METADATA_IO_SIZE, value, &length);
+    bench->prior_io_size = CM_RBD_PRIOR_NONE;
+    if (rc >= 0) {
+        value[sizeof value - 1] = '\0';
+        uint64_t recorded = strtoull(value, NULL, 10);
+        bench->prior_io_size = recorded ? recorded : CM_RBD_PRIOR_MIXED;
+    }
+    if (bench->options.io_type == CM_RBD_IO_READ || bench->prior_io_size == CM_RBD_PRIOR_MIXED ||
+        bench->prior_io_size == bench->options.io_size)
+        return;
+    if (bench->prior_io_size == CM_RBD_PRIOR_NONE)
+        snprintf(value, sizeof value, "%" PRIu64, bench->options.io_size);
+    else
+        snprintf(value, sizeof value, "mixed");
+    rc = rbd_metadata_set(image, CM_RBD_METADATA_IO_SIZE, value);
+    if (rc < 0)
+        snprintf(bench->metadata_error, sizeof bench->metadata_error,
+                 "cannot record the io size in image '%s' metadata (%s): later runs may "
+                 "not verify this run's data",
+                 bench->image->name, strerror(-rc));
+}
+
+/* Bitmaps of this many blocks at most (2 x 256 MiB, touched lazily). */
+#define MAX_BLOCKS (1ULL << 31)
+
+int cm_rbd_bench_init(struct cm_rbd_bench *bench, struct cm_rbd_image *image,
+                      const struct cm_rbd_bench_options *options, char *error, size_t error_size)
+{
+    memset(bench, 0, sizeof *bench);
+    bench->image = image;
+    bench->options = *options;
+    uint64_t io_size = options->io_size;
+    char have[32], want[32];
+    if (io_size == 0 || io_size % 512 != 0) {
+        snprintf(error, error_size,
+                 "io_size must be a positive multiple of 512 bytes, got %" PRIu64, io_size);
+        return -EINVAL;
+    }
+    int rc = rbd_get_size(image->image, &bench->size);
+    if (rc < 0) {
+        snprintf(error, error_size, "image '%s': cannot get its size: %s", image->name,
+                 strerror(-rc));
+        return rc;
+    }
+    cm_format_size(io_size, want, sizeof want);
+    cm_format_size(bench->size, have, sizeof have);
+    if (io_size > bench->size) {
+        snprintf(error, error_size, "io_size %s is larger than image '%s' (%s)", want, image->name,
+                 have);
+        return -EINVAL;
+    }
+    bench->blocks = bench->size / io_size;
+    if (bench->blocks < options->depth) {
+        snprintf(error, error_size,
+                 "image '%s' (%s) holds %" PRIu64 " blocks of %s: it needs at least threads "
+                 "(%u), since no two ops in flight share a block",
+                 image->name, have, bench->blocks, want, options->depth);
+        return -EINVAL;
+    }
+    if (bench->blocks > MAX_BLOCKS) {
+        snprintf(error, error_size,
+                 "image '%s' (%s) holds %" PRIu64 " blocks of %s, more than the %" PRIu64
+                 " a run tracks: use a larger io_size",
+                 image->name, have, bench->blocks, want, (uint64_t)MAX_BLOCKS);
+        return -EINVAL;
+    }
+    if (image->read_only && options->io_type != CM_RBD_IO_READ) {
+        snprintf(error, error_size,
+                 "image '%s' is open read-only: io_type %s needs it opened with read_only = false",
+                 image->name, options->io_type == CM_RBD_IO_WRITE ? "write" : "readwrite");
+        return -EROFS;
+    }
+    bench->run_id = cm_rados_new_run_id();
+    bench->rng = bench->run_id ^ cm_rados_new_run_id();
+    size_t words = (size_t)((bench->blocks + 63) / 64);
+    bench->busy = calloc(words, sizeof *bench->busy);
+    bench->written = calloc(words, sizeof *bench->written);
+    bench->payload = cm_payload_new(bench->run_id, (size_t)io_size);
+    if (!bench->busy || !bench->written || !bench->payload) {
+        cm_rbd_bench_fini(bench);
+        snprintf(error, error_size, "out of memory for a run over %" PRIu64 " blocks",
+                 bench->blocks);
+        return -ENOMEM;
+    }
+    io_size_record(bench);
+    return 0;
+}
+
+void cm_rbd_bench_fini(struct cm_rbd_bench *bench)
+{
+    free(bench->busy);
+    free(bench->written);
+    cm_payload_free(bench->payload);
+    bench->busy = bench->written = NULL;
+    bench->payload = NULL;
+}

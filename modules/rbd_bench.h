@@ -1,0 +1,143 @@
+/* RBD images and the rbd target of the op engine, over librbd. Pure C, no Lua.
+ *
+ * Images: create (with the checks librbd leaves to its log: feature dependencies, an
+ * erasure-coded data pool without overwrites, a size above the pool's quota or free space),
+ * remove, and open with a per-image rbd cache setting and librbd's completion event fd.
+ *
+ * Completions: every image handle owns an eventfd registered with
+ * rbd_set_image_notification. librbd pushes each finished async op onto the image's queue
+ * and writes the fd; the owner takes them with rbd_poll_io_events on its own thread. The
+ * engine target waits on that fd (wait_fd) and drains the queue in poll(), so the rbd
+ * target's completions never run code on librbd's threads. Scripted-worker ops use a
+ * callback that only calls cm_engine_complete (the workers' loop does not watch the fd);
+ * their completions still land in the queue and are released by the next drain. */
+#ifndef CEPHMARK_RBD_BENCH_H
+#define CEPHMARK_RBD_BENCH_H
+
+#include "engine.h"
+#include "payload.h"
+
+#include <rados/librados.h>
+#include <rbd/librbd.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- features ---------------------------------------------------------------------------- */
+
+/* The feature bit of a name ("layering", "exclusive-lock", ...), 0 if unknown. Only the
+ * features a user may set at creation are known here. */
+uint64_t cm_rbd_feature_bit(const char *name);
+/* The name of one feature bit (any librbd knows), or NULL. */
+const char *cm_rbd_feature_name(uint64_t bit);
+/* "layering, exclusive-lock, object-map, fast-diff, deep-flatten or journaling" */
+const char *cm_rbd_feature_choices(void);
+/* Checks the dependencies librbd enforces (object-map needs exclusive-lock, ...); 0 or
+ * -EINVAL with a sentence. */
+int cm_rbd_features_check(uint64_t features, char *error, size_t error_size);
+
+/* ---- images ------------------------------------------------------------------------------ */
+
+struct cm_rbd_create_options {
+    uint64_t size;
+    int order;             /* object size 1 << order; 0: librbd's default (rbd_default_order) */
+    bool has_features;     /* false: librbd's default (rbd_default_features) */
+    uint64_t features;     /* checked with cm_rbd_features_check */
+    const char *data_pool; /* NULL: data in the image's own pool */
+    bool overcommit;       /* skip the quota and free-space checks */
+};
+
+/* Creates an image (format 2). Returns 0, or -errno with a sentence naming the image and
+ * pool: -EEXIST, -ENOENT (data pool missing), -EINVAL (data pool erasure-coded without
+ * allow_ec_overwrites), -EDQUOT (larger than the pool's quota), -ENOSPC (larger than what
+ * the pool can still store), or librbd's own error. Enables the "rbd" application on the
+ * pools, as `rbd pool init` does. */
+int cm_rbd_create(rados_ioctx_t io, const char *name, const struct cm_rbd_create_options *options,
+                  char *error, size_t error_size);
+/* Removes an image: 0, or -errno with a sentence (-ENOENT, -EBUSY when still open). */
+int cm_rbd_remove(rados_ioctx_t io, const char *name, char *error, size_t error_size);
+
+enum cm_rbd_cache { CM_RBD_CACHE_DEFAULT = -1, CM_RBD_CACHE_OFF = 0, CM_RBD_CACHE_ON = 1 };
+
+struct cm_rbd_image {
+    rados_ioctx_t io;  /* the image's own ioctx on its pool (FULL_TRY); NULL once closed */
+    rbd_image_t image; /* NULL once closed */
+    int event_fd;      /* librbd writes it when async ops complete; -1 once closed */
+    bool read_only;
+    bool cache;               /* rbd_cache as librbd applied it at open */
+    uint64_t bench_run_id;    /* the bench running on the image, 0 when none */
+    uint64_t worker_requests; /* worker ops submitted whose completion is not released */
+    char name[RBD_MAX_IMAGE_NAME_SIZE + 160];
+    char pool[160];
+};
+
+/* Marks a handle closed, before cm_rbd_open (handles are created closed). */
+void cm_rbd_image_init(struct cm_rbd_image *image);
+/* Opens `name` with rbd_cache on, off, or as the cluster handle's configuration says
+ * (CM_RBD_CACHE_DEFAULT). Returns 0 or -errno with a sentence; the handle stays closed on
+ * failure. */
+int cm_rbd_open(struct cm_rbd_image *image, rados_ioctx_t io, const char *name, int cache,
+                bool read_only, char *error, size_t error_size);
+/* Closes the image (idempotent): releases queued completions, waits a bounded time for
+ * worker ops still in flight, closes the image and its fd. */
+void cm_rbd_close(struct cm_rbd_image *image);
+/* Takes every completion queued on the event fd that belongs to no running bench (worker
+ * ops whose callback already reported, late ops of an abandoned run) and releases it. */
+void cm_rbd_release_completions(struct cm_rbd_image *image);
+
+/* Starts an async read into `buffer` or write from it for a scripted worker's op; its
+ * completion calls cm_engine_complete(op, result). 0 or -errno (then nothing is in
+ * flight). `buffer` must stay valid until the op completes. */
+int cm_rbd_worker_submit(struct cm_rbd_image *image, struct cm_op *op, bool write, uint64_t offset,
+                         size_t length, char *buffer);
+
+/* ---- the bench target -------------------------------------------------------------------- */
+
+enum cm_rbd_io_type { CM_RBD_IO_READ, CM_RBD_IO_WRITE, CM_RBD_IO_READWRITE };
+enum cm_rbd_pattern { CM_RBD_SEQ, CM_RBD_RAND };
+
+/* The image metadata key where write runs record their io size, so that later runs know
+ * how to verify extents they did not write themselves (see docs/rbd.md). */
+#define CM_RBD_METADATA_IO_SIZE "cephmark_write_io_size"
+#define CM_RBD_PRIOR_NONE       0
+#define CM_RBD_PRIOR_MIXED      UINT64_MAX
+
+#define CM_RBD_VERIFY_ERRORS_KEPT 8
+
+struct cm_rbd_bench_options {
+    enum cm_rbd_io_type io_type;
+    enum cm_rbd_pattern pattern;
+    uint64_t io_size;     /* > 0, a multiple of 512 */
+    unsigned rw_mix_read; /* percent of reads for readwrite */
+    bool verify;
+    unsigned depth; /* the engine's depth: the image must hold at least as many blocks */
+};
+
+struct cm_rbd_bench {
+    struct cm_rbd_image *image;
+    struct cm_rbd_bench_options options;
+    uint64_t run_id; /* in every payload header, and the payload seed */
+    uint64_t size;   /* the image size at the start */
+    uint64_t blocks; /* io_size blocks in the image; offsets are block * io_size */
+    uint64_t next_block;
+    uint64_t rng;
+    /* io size of earlier cephmark write runs on the image, from its metadata */
+    uint64_t prior_io_size;
+    uint64_t *written; /* bitmap: blocks this run wrote successfully */
+    uint64_t *busy;    /* bitmap: blocks with an op in flight (never two at once) */
+    cm_payload *payload;
+    uint64_t verify_skipped; /* reads of foreign data that cannot be checked */
+    char verify_errors[CM_RBD_VERIFY_ERRORS_KEPT][640];
+    unsigned n_verify_errors;
+    char metadata_error[400]; /* the io size record could not be written; empty if fine */
+};
+
+extern const struct cm_target_ops cm_rbd_bench_ops;
+
+/* Prepares a run on an open image. Returns 0, or -errno with a sentence (an io size that
+ * does not fit, too few blocks for the depth, a write on a read-only image, no memory). */
+int cm_rbd_bench_init(struct cm_rbd_bench *bench, struct cm_rbd_image *image,
+                      const struct cm_rbd_bench_options *options, char *error, size_t error_size);
+void cm_rbd_bench_fini(struct cm_rbd_bench *bench);
+
+#endif
