@@ -18,6 +18,7 @@ bench_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 bench_build_helpers() {
     make -s -C "$BENCH_DIR" O="$BENCH_BUILD" >&2
     CPURUN=$BENCH_BUILD/cpurun
+    # shellcheck disable=SC2034 # used by loop-vs-cephmark.sh
     AIO_LOOP=$BENCH_BUILD/aio_loop
 }
 

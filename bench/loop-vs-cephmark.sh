@@ -60,8 +60,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
     readers=(cm_verify cm_noverify)
     for w in $LOOP_WAITS; do readers+=("loop_$w"); done
     if ((round % 2 == 0)); then # reverse the order every other round
-        writers=($(printf '%s\n' "${writers[@]}" | tac))
-        readers=($(printf '%s\n' "${readers[@]}" | tac))
+        mapfile -t writers < <(printf '%s\n' "${writers[@]}" | tac)
+        mapfile -t readers < <(printf '%s\n' "${readers[@]}" | tac)
     fi
     for w in "${writers[@]}"; do
         if [[ $w == cm ]]; then run_cm_write; else run_loop write "${w#loop_}"; fi
@@ -92,8 +92,8 @@ echo "cephmark engine vs minimal aio loop: 4K, -t $THREADS, ${SECONDS_RUN}s runs
 echo "(CPU = user+sys of the client process, connect included, per successful op; csw/op ="
 echo " voluntary + involuntary context switches of all its threads per op)"
 printf '%-26s %12s %10s %14s %12s\n' run "ops/s" "us/op" "CPU vs loop" "csw/op"
-for row in cm_write $(for w in $LOOP_WAITS; do echo loop_write_$w; done) \
-    cm_read_verify cm_read_noverify $(for w in $LOOP_WAITS; do echo loop_read_$w; done); do
+for row in cm_write $(for w in $LOOP_WAITS; do echo "loop_write_$w"; done) \
+    cm_read_verify cm_read_noverify $(for w in $LOOP_WAITS; do echo "loop_read_$w"; done); do
     case $row in *write*) base=loop_write_oldest ;; *) base=loop_read_oldest ;; esac
     printf '%-26s %12.1f %10.2f %14s %12.2f\n' "$row" "$(med "$row.ops_s")" "$(med "$row.cpu_us")" \
         "$(ratio "$(med "$row.cpu_us")" "$(med "$base.cpu_us")")" "$(med "$row.csw")"
@@ -102,6 +102,7 @@ echo
 echo "per-round CPU-per-op ratios (target: cephmark <= 1.05x the oldest-wait loop):"
 for pair in "cm_write loop_write_oldest" "cm_read_verify loop_read_oldest" "cm_read_noverify loop_read_oldest" \
     "cm_write loop_write_sem" "cm_read_verify loop_read_sem" "cm_read_noverify loop_read_sem"; do
+    # shellcheck disable=SC2086 # split "numerator denominator"
     set -- $pair
     [[ -f $BENCH_TMP/samples/$2.cpu_us ]] || continue
     printf '  %-18s / %-18s %s  (median of rounds %s)\n' "$1" "$2" "$(ratios "$1.cpu_us" "$2.cpu_us" | paste -sd' ')" \

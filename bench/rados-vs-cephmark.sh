@@ -97,22 +97,22 @@ for ((round = 1; round <= ROUNDS; round++)); do
         cluster_check "cleanup round $round ($tool)"
         run_name=bench_cleanup_${tool}_${round}
         if [[ $tool == rados ]]; then
-            measure cw_$tool rados bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
+            measure "cw_$tool" rados bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
                 --no-cleanup --run-name "$run_name" --format json
-            objects=$(jfield cw_$tool total_writes_made)
-            measure cl_$tool rados -p "$pool" cleanup --run-name "$run_name"
+            objects=$(jfield "cw_$tool" total_writes_made)
+            measure "cl_$tool" rados -p "$pool" cleanup --run-name "$run_name"
         else
-            measure cw_$tool "$CEPHMARK" rados-bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
+            measure "cw_$tool" "$CEPHMARK" rados-bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
                 --no-cleanup --run-name "$run_name" --format json
-            objects=$(jfield cw_$tool total_writes_made)
-            measure cl_$tool "$CEPHMARK" rados-cleanup -p "$pool" --run-name "$run_name"
+            objects=$(jfield "cw_$tool" total_writes_made)
+            measure "cl_$tool" "$CEPHMARK" rados-cleanup -p "$pool" --run-name "$run_name"
         fi
-        wall=$(wall_of cl_$tool)
+        wall=$(wall_of "cl_$tool")
         sample "cleanup_$tool.s" "$wall"
         sample "cleanup_$tool.objects" "$objects"
         sample "cleanup_$tool.us_per_object" "$(awk -v w="$wall" -v o="$objects" 'BEGIN { printf "%.3f", w * 1e6 / o }')"
-        sample "cleanup_$tool.cpu_s" "$(cpu_of cl_$tool)"
-        bench_log "round $round cleanup $tool: $objects objects in ${wall}s (cpu $(cpu_of cl_$tool)s)"
+        sample "cleanup_$tool.cpu_s" "$(cpu_of "cl_$tool")"
+        bench_log "round $round cleanup $tool: $objects objects in ${wall}s (cpu $(cpu_of "cl_$tool")s)"
         left=$(pool_objects "$pool")
         [[ $left -eq 0 ]] || bench_log "warning: $left objects left in $pool after the $tool cleanup"
         settle
