@@ -1,6 +1,7 @@
 /* The rados target of the op engine; see rados_bench.h. librados completes ops on its
  * finisher thread, where the callback only hands the op to the engine; releasing the
  * completion and verifying data happen on the engine's loop thread. */
+#include "splitmix.h"
 #include "rados_bench.h"
 
 #include <errno.h>
@@ -71,14 +72,6 @@ static void bench_completed(rados_completion_t completion, void *arg)
     cm_engine_complete(arg, rados_aio_get_return_value(completion));
 }
 
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static int bench_submit(void *self, struct cm_op *op)
 {
     struct cm_rados_bench *bench = self;
@@ -97,7 +90,7 @@ static int bench_submit(void *self, struct cm_op *op)
         block = op->sequence;
         break;
     case CM_RADOS_RAND:
-        block = next_random(&bench->rng) % meta->blocks;
+        block = cm_splitmix64(&bench->rng) % meta->blocks;
         break;
     case CM_RADOS_REMOVE:
     default:

@@ -1,6 +1,7 @@
 /* RBD images and the rbd target of the op engine; see rbd_bench.h. The target's
  * completions arrive through the image's event fd and are taken on the engine's loop
  * thread, where they are accounted, verified and released. */
+#include "splitmix.h"
 #include "rbd_bench.h"
 #include "rados_bench.h"
 #include "units.h"
@@ -612,14 +613,6 @@ static void bit_clear(uint64_t *map, uint64_t bit)
     map[bit / 64] &= ~(1ULL << (bit % 64));
 }
 
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static int bench_slot_init(void *self, struct cm_op *op)
 {
     struct cm_rbd_bench *bench = self;
@@ -664,9 +657,9 @@ static uint64_t pick_block(struct cm_rbd_bench *bench)
         } while (bit_get(bench->busy, block));
         return block;
     }
-    block = next_random(&bench->rng) % bench->blocks;
+    block = cm_splitmix64(&bench->rng) % bench->blocks;
     for (int tries = 0; tries < 8 && bit_get(bench->busy, block); tries++)
-        block = next_random(&bench->rng) % bench->blocks;
+        block = cm_splitmix64(&bench->rng) % bench->blocks;
     while (bit_get(bench->busy, block))
         block = block + 1 == bench->blocks ? 0 : block + 1;
     return block;
@@ -686,7 +679,7 @@ static int bench_submit(void *self, struct cm_op *op)
         break;
     case CM_RBD_IO_READWRITE:
     default:
-        write = next_random(&bench->rng) % 100 >= bench->options.rw_mix_read;
+        write = cm_splitmix64(&bench->rng) % 100 >= bench->options.rw_mix_read;
         break;
     }
     uint64_t io_size = bench->options.io_size;

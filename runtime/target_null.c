@@ -1,5 +1,6 @@
 /* The null target; see target_null.h. Pending ops wait in a binary min-heap keyed by due
  * time, and the engine's loop completes them when they are due (no threads involved). */
+#include "splitmix.h"
 #include "target_null.h"
 
 #include <stdlib.h>
@@ -15,15 +16,6 @@ struct cm_null_target {
     struct pending *heap;
     size_t heap_len, heap_cap;
 };
-
-static uint64_t next_random(uint64_t *state)
-{
-    /* splitmix64: tiny and good enough for delays */
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static void heap_push(struct cm_null_target *t, uint64_t due, struct cm_op *op)
 {
@@ -66,7 +58,7 @@ static int null_submit(void *self, struct cm_op *op)
     op->length = t->config.block_size;
     uint64_t delay = t->config.delay_ns;
     if (t->config.delay_max_ns > delay)
-        delay += next_random(&t->rng) % (t->config.delay_max_ns - delay + 1);
+        delay += cm_splitmix64(&t->rng) % (t->config.delay_max_ns - delay + 1);
     if (delay == 0) {
         cm_engine_complete(op, 0);
         return 0;
