@@ -24,9 +24,9 @@ fi
 # tests and benchmarks drive side by side.
 packages=(
   build-essential cmake pkg-config git ca-certificates
-  liblua5.4-dev libyaml-dev libcurl4-openssl-dev librados-dev librbd-dev
+  liblua5.4-dev libyaml-dev libcurl4-openssl-dev librados-dev librbd-dev liburing-dev
   ceph-mon ceph-osd ceph-mgr ceph-common radosgw
-  curl procps iproute2 fio time
+  curl procps iproute2 fio time wrk iperf3
 )
 missing=()
 for package in "${packages[@]}"; do
