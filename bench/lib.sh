@@ -177,3 +177,23 @@ samples() { paste -sd' ' "$BENCH_TMP/samples/$1"; }
 ratios() { paste "$BENCH_TMP/samples/$1" "$BENCH_TMP/samples/$2" | awk '{ if ($2 == 0) print "nan"; else printf "%.3f\n", $1 / $2 }'; }
 # kv NAME KEY: the value of KEY=VALUE in NAME's stdout (one line of space-separated pairs)
 kv() { tr ' ' '\n' <"$BENCH_TMP/$1.out" | sed -n "s/^$2=//p" | tail -1; }
+
+# ---- rbd (bench/rbd-vs-fio.sh) ----
+# rbd_pool_create POOL: pool_create's pool, initialised for RBD (`rbd pool init` sets the
+# rbd application), deleted at exit like the others.
+rbd_pool_create() {
+    local pool=$1
+    ceph osd pool create "$pool" 8 >/dev/null 2>&1
+    BENCH_POOLS+=("$pool")
+    timeout 120 rbd pool init "$pool" || { echo "pool $pool: rbd pool init failed" >&2; return 1; }
+    timeout 120 rados -p "$pool" ls >/dev/null || { echo "pool $pool: not usable after 120 s" >&2; return 1; }
+}
+# size_bytes 4K -> 4096 (binary units, as rbd and fio read them)
+size_bytes() { numfmt --from=iec "$1"; }
+# fio_field NAME JQ: a number from the JSON document fio printed (--output-format=json)
+fio_field() { jq -r "$2" "$BENCH_TMP/$1.out"; }
+# rbd_bench_summary NAME: "OPS OPS_PER_SEC" from rbd bench's "elapsed: ... ops: ... ops/sec: ..."
+rbd_bench_summary() {
+    awk '/^elapsed:/ { for (i = 1; i < NF; i++) { if ($i == "ops:") o = $(i + 1); if ($i == "ops/sec:") r = $(i + 1) } }
+        END { if (o == "") exit 1; print o, r }' "$BENCH_TMP/$1.out"
+}
