@@ -1,0 +1,524 @@
+/* The HTTP target of the op engine over libcurl's multi interface; see http_bench.h. */
+#include "http_bench.h"
+#include "rados_bench.h"
+#include "splitmix.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+struct http_slot {
+    CURL *easy;
+    struct cm_op *op;
+    struct cm_http_bench *bench;
+    unsigned char *buffer; /* PUT body / GET landing area, `capacity` bytes */
+    size_t capacity;
+    size_t length;   /* the object's size: bytes to send, or expected back */
+    size_t received; /* GET: bytes that arrived (only `capacity` are kept) */
+    size_t sent;     /* PUT: bytes handed to curl */
+    uint64_t object;
+    unsigned headers_generation;
+    bool in_multi;
+    char name[CM_HTTP_BENCH_PREFIX_MAX + 24];
+    char url[CM_HTTP_URL_MAX + 800];
+};
+
+const char *cm_http_bench_op_name(enum cm_http_bench_op op)
+{
+    static const char *const names[] = {"PUT", "GET", "HEAD", "DELETE"};
+    return (unsigned)op < 4 ? names[op] : "?";
+}
+
+uint64_t cm_http_object_size(uint64_t run_id, uint64_t object, uint64_t size_min, uint64_t size_max)
+{
+    if (size_max <= size_min)
+        return size_min;
+    uint64_t state = run_id ^ (object * 0x9E3779B97F4A7C15ULL);
+    return size_min + cm_splitmix64(&state) % (size_max - size_min + 1);
+}
+
+/* ---- curl callbacks ---------------------------------------------------------------------- */
+
+static size_t on_body(char *data, size_t size, size_t count, void *arg)
+{
+    struct http_slot *slot = arg;
+    size_t length = size * count;
+    if (slot->received < slot->capacity) {
+        size_t room = slot->capacity - slot->received;
+        memcpy(slot->buffer + slot->received, data, length < room ? length : room);
+    }
+    slot->received += length;
+    return length;
+}
+
+static size_t on_read(char *buffer, size_t size, size_t count, void *arg)
+{
+    struct http_slot *slot = arg;
+    size_t want = size * count, left = slot->length - slot->sent;
+    if (want > left)
+        want = left;
+    memcpy(buffer, slot->buffer + slot->sent, want);
+    slot->sent += want;
+    return want;
+}
+
+/* curl asks to watch (or stop watching) a socket: mirror it in the epoll set. */
+static int on_socket(CURL *easy, curl_socket_t socket, int what, void *arg, void *socket_arg)
+{
+    (void)easy;
+    (void)socket_arg;
+    struct cm_http_bench *bench = arg;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(bench->epoll_fd, EPOLL_CTL_DEL, socket, NULL);
+        return 0;
+    }
+    struct epoll_event event = {.data.fd = socket};
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT)
+        event.events |= EPOLLIN;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT)
+        event.events |= EPOLLOUT;
+    if (epoll_ctl(bench->epoll_fd, EPOLL_CTL_MOD, socket, &event) < 0 && errno == ENOENT)
+        epoll_ctl(bench->epoll_fd, EPOLL_CTL_ADD, socket, &event);
+    return 0;
+}
+
+static int on_timer(CURLM *multi, long timeout_ms, void *arg)
+{
+    (void)multi;
+    struct cm_http_bench *bench = arg;
+    bench->timer_deadline_ns =
+        timeout_ms < 0 ? UINT64_MAX : cm_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
+    return 0;
+}
+
+/* ---- headers ------------------------------------------------------------------------------ */
+
+/* This run's copy of the client's headers (the client replaces its own list when it
+ * re-authenticates, while handles of this run may still be using the old one), plus, for
+ * Swift uploads, an empty Expect: curl would otherwise wait for "100 Continue" before bodies
+ * over 1 MiB. Not for S3: libcurl 7.88 signs the empty header, which it then does not send,
+ * and rgw refuses the signature; rgw answers 100 Continue at once anyway. */
+static struct curl_slist *copy_headers(const struct cm_http_client *client, bool upload)
+{
+    struct curl_slist *list = NULL;
+    for (struct curl_slist *h = client->headers; h; h = h->next) {
+        struct curl_slist *grown = curl_slist_append(list, h->data);
+        if (!grown)
+            goto oom;
+        list = grown;
+    }
+    if (upload && client->api == CM_HTTP_SWIFT) {
+        struct curl_slist *grown = curl_slist_append(list, "Expect:");
+        if (!grown)
+            goto oom;
+        list = grown;
+    }
+    return list;
+oom:
+    curl_slist_free_all(list);
+    return NULL;
+}
+
+/* A 401 during the run: the token expired or was revoked. Authenticate once; a second
+ * refusal (or a 401 with the new token) stops the run instead of hammering the gateway. */
+static void handle_unauthorized(struct cm_http_bench *bench, struct http_slot *slot)
+{
+    struct cm_http_client *client = bench->client;
+    if (bench->auth_failed || client->api != CM_HTTP_SWIFT)
+        goto failed;
+    if (slot->headers_generation != bench->headers_generation)
+        return; /* sent with the old token, before the re-authentication */
+    if (bench->reauths > 0 ||
+        bench->n_old_headers == sizeof bench->old_headers / sizeof bench->old_headers[0])
+        goto failed;
+    bench->reauths++;
+    char error[512];
+    if (cm_http_authenticate(client, error, sizeof error) < 0) {
+        snprintf(bench->auth_error, sizeof bench->auth_error, "%s", error);
+        bench->auth_failed = true;
+        return;
+    }
+    struct curl_slist *fresh = copy_headers(client, bench->options.op == CM_HTTP_PUT);
+    if (!fresh) {
+        snprintf(bench->auth_error, sizeof bench->auth_error, "out of memory for headers");
+        bench->auth_failed = true;
+        return;
+    }
+    bench->old_headers[bench->n_old_headers++] = bench->headers;
+    bench->headers = fresh;
+    bench->headers_generation++;
+    return;
+failed:
+    if (!bench->auth_failed)
+        snprintf(bench->auth_error, sizeof bench->auth_error,
+                 "%s %.400s: 401 Unauthorized%s; the run stopped",
+                 cm_http_bench_op_name(bench->options.op), slot->url,
+                 bench->reauths ? " after re-authenticating" : "");
+    bench->auth_failed = true;
+}
+
+/* ---- the target --------------------------------------------------------------------------- */
+
+static int slot_init(void *self, struct cm_op *op)
+{
+    struct cm_http_bench *bench = self;
+    struct http_slot *slot = calloc(1, sizeof *slot);
+    if (!slot)
+        return -ENOMEM;
+    slot->op = op;
+    slot->bench = bench;
+    op->target_slot = slot;
+    enum cm_http_bench_op kind = bench->options.op;
+    if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET) {
+        slot->capacity = bench->options.size_max ? (size_t)bench->options.size_max : 1;
+        slot->buffer = malloc(slot->capacity);
+        if (!slot->buffer)
+            return -ENOMEM;
+    }
+    slot->easy = curl_easy_init();
+    if (!slot->easy)
+        return -ENOMEM;
+    CURL *easy = slot->easy;
+    cm_http_easy_defaults(bench->client, easy);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, bench->headers);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, slot);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, slot);
+    switch (kind) {
+    case CM_HTTP_PUT:
+        curl_easy_setopt(easy, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(easy, CURLOPT_READFUNCTION, on_read);
+        curl_easy_setopt(easy, CURLOPT_READDATA, slot);
+        break;
+    case CM_HTTP_HEAD:
+        curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+        break;
+    case CM_HTTP_DELETE:
+        curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+        break;
+    case CM_HTTP_GET:
+    default:
+        break;
+    }
+    slot->headers_generation = bench->headers_generation;
+    return 0;
+}
+
+static void slot_fini(void *self, struct cm_op *op)
+{
+    struct cm_http_bench *bench = self;
+    struct http_slot *slot = op->target_slot;
+    if (!slot)
+        return;
+    if (slot->easy) {
+        if (slot->in_multi)
+            curl_multi_remove_handle(bench->multi, slot->easy);
+        curl_easy_cleanup(slot->easy);
+    }
+    free(slot->buffer);
+    free(slot);
+    op->target_slot = NULL;
+}
+
+static int submit(void *self, struct cm_op *op)
+{
+    struct cm_http_bench *bench = self;
+    struct http_slot *slot = op->target_slot;
+    const struct cm_http_bench_options *o = &bench->options;
+    if (bench->auth_failed)
+        return CM_TARGET_DONE;
+    uint64_t object;
+    switch (o->op) {
+    case CM_HTTP_PUT:
+        if (o->objects && op->sequence >= o->objects)
+            return CM_TARGET_DONE;
+        object = o->first_object + op->sequence;
+        if (object + 1 > bench->highest_put)
+            bench->highest_put = object + 1;
+        op->kind = CM_OP_WRITE;
+        break;
+    case CM_HTTP_DELETE:
+        if (op->sequence >= o->objects)
+            return CM_TARGET_DONE;
+        object = o->first_object + op->sequence;
+        op->kind = CM_OP_REMOVE;
+        break;
+    case CM_HTTP_GET:
+    case CM_HTTP_HEAD:
+    default:
+        if (o->random)
+            object = cm_splitmix64(&bench->rng) % o->objects;
+        else
+            object = bench->next_object++ % o->objects;
+        object += o->first_object;
+        op->kind = o->op == CM_HTTP_GET ? CM_OP_READ : CM_OP_OTHER;
+        break;
+    }
+    slot->object = object;
+    slot->length = (size_t)cm_http_object_size(o->run_id, object, o->size_min, o->size_max);
+    op->length = o->op == CM_HTTP_PUT || o->op == CM_HTTP_GET ? slot->length : 0;
+    snprintf(slot->name, sizeof slot->name, "%s_%" PRIu64, bench->prefix, object);
+    snprintf(slot->url, sizeof slot->url, "%s/%s/%s", bench->client->storage_url,
+             bench->containers[object % o->n_containers], slot->name);
+    CURL *easy = slot->easy;
+    curl_easy_setopt(easy, CURLOPT_URL, slot->url);
+    if (slot->headers_generation != bench->headers_generation) {
+        curl_easy_setopt(easy, CURLOPT_HTTPHEADER, bench->headers);
+        slot->headers_generation = bench->headers_generation;
+    }
+    if (o->op == CM_HTTP_PUT) {
+        cm_payload_fill(bench->payload, slot->buffer, slot->length, slot->name, 0, op->sequence,
+                        o->run_id);
+        slot->sent = 0;
+        curl_easy_setopt(easy, CURLOPT_INFILESIZE_LARGE, (curl_off_t)slot->length);
+    }
+    slot->received = 0;
+    if (curl_multi_add_handle(bench->multi, easy) != CURLM_OK)
+        return -EIO;
+    slot->in_multi = true;
+    return 0;
+}
+
+static void record_status(struct cm_http_bench *bench, long status)
+{
+    for (unsigned i = 0; i < bench->n_statuses; i++) {
+        if (bench->statuses[i].status == status) {
+            bench->statuses[i].count++;
+            return;
+        }
+    }
+    if (bench->n_statuses < CM_HTTP_STATUS_KINDS) {
+        bench->statuses[bench->n_statuses++] = (struct cm_http_status_count){status, 1};
+        return;
+    }
+    bench->statuses[CM_HTTP_STATUS_KINDS - 1].count++; /* more kinds than kept: lumped */
+}
+
+static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
+{
+    struct http_slot *slot = NULL;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&slot);
+    curl_multi_remove_handle(bench->multi, easy);
+    slot->in_multi = false;
+    struct cm_op *op = slot->op;
+    int64_t result;
+    if (code != CURLE_OK) {
+        char error[512];
+        result = cm_http_transport_error(code, slot->url, NULL, error, sizeof error);
+        if (bench->transport_errors++ == 0)
+            snprintf(bench->first_transport_error, sizeof bench->first_transport_error, "%s",
+                     error);
+        if (!bench->first_error[0])
+            snprintf(bench->first_error, sizeof bench->first_error, "%s %s",
+                     cm_http_bench_op_name(bench->options.op), error);
+        cm_engine_complete(op, result);
+        return;
+    }
+    long status = 0;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status >= 200 && status <= 299) {
+        result = (int64_t)op->length;
+        if (bench->options.op == CM_HTTP_GET) {
+            curl_off_t ttfb = 0;
+            curl_easy_getinfo(easy, CURLINFO_STARTTRANSFER_TIME_T, &ttfb);
+            cm_hist_record(bench->ttfb, (uint64_t)ttfb * 1000ULL);
+        } else if (bench->options.op == CM_HTTP_PUT) {
+            bench->put_ok++;
+        }
+    } else {
+        record_status(bench, status);
+        result = cm_http_status_errno(status);
+        if (!bench->first_error[0])
+            snprintf(bench->first_error, sizeof bench->first_error, "%s %.500s: %ld %s",
+                     cm_http_bench_op_name(bench->options.op), slot->url, status,
+                     cm_http_reason(status));
+        if (status == 401)
+            handle_unauthorized(bench, slot);
+    }
+    cm_engine_complete(op, result);
+}
+
+static void poll_target(void *self, uint64_t now_ns)
+{
+    struct cm_http_bench *bench = self;
+    struct epoll_event events[64];
+    int running = 0;
+    int n = epoll_wait(bench->epoll_fd, events, 64, 0);
+    for (int i = 0; i < n; i++) {
+        int flags = 0;
+        if (events[i].events & EPOLLIN)
+            flags |= CURL_CSELECT_IN;
+        if (events[i].events & EPOLLOUT)
+            flags |= CURL_CSELECT_OUT;
+        if (events[i].events & (EPOLLERR | EPOLLHUP))
+            flags |= CURL_CSELECT_ERR;
+        curl_multi_socket_action(bench->multi, events[i].data.fd, flags, &running);
+    }
+    if (bench->timer_deadline_ns <= now_ns || (n == 0 && bench->timer_deadline_ns <= cm_now_ns())) {
+        bench->timer_deadline_ns = UINT64_MAX;
+        curl_multi_socket_action(bench->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
+    CURLMsg *message;
+    int left;
+    while ((message = curl_multi_info_read(bench->multi, &left)))
+        if (message->msg == CURLMSG_DONE)
+            finished(bench, message->easy_handle, message->data.result);
+}
+
+static uint64_t next_deadline(void *self)
+{
+    struct cm_http_bench *bench = self;
+    return bench->timer_deadline_ns;
+}
+
+static int wait_fd(void *self)
+{
+    struct cm_http_bench *bench = self;
+    return bench->epoll_fd;
+}
+
+static void complete(void *self, struct cm_op *op)
+{
+    struct cm_http_bench *bench = self;
+    struct http_slot *slot = op->target_slot;
+    if (bench->options.op != CM_HTTP_GET || op->result < 0 || !bench->options.verify)
+        return;
+    char *message = bench->n_verify_errors < CM_HTTP_VERIFY_ERRORS_KEPT
+                        ? bench->verify_errors[bench->n_verify_errors]
+                        : NULL;
+    size_t message_size = sizeof bench->verify_errors[0];
+    if (slot->received != slot->length) {
+        op->verify_failed = true;
+        if (message)
+            snprintf(message, message_size, "object %s: %zu bytes came back, %zu were written",
+                     slot->name, slot->received, slot->length);
+    } else {
+        cm_payload_error error;
+        if (cm_payload_verify(bench->payload, slot->buffer, slot->received, slot->name, 0,
+                              bench->options.run_id, 0, &error) != CM_PAYLOAD_OK) {
+            op->verify_failed = true;
+            if (message)
+                snprintf(message, message_size, "%s", error.message);
+        }
+    }
+    if (op->verify_failed && message)
+        bench->n_verify_errors++;
+}
+
+const struct cm_target_ops cm_http_bench_ops = {
+    .version = CM_TARGET_OPS_VERSION,
+    .name = "http",
+    .slot_init = slot_init,
+    .slot_fini = slot_fini,
+    .submit = submit,
+    .complete = complete,
+    .next_deadline = next_deadline,
+    .poll = poll_target,
+    .wait_fd = wait_fd,
+};
+
+static bool prefix_ok(const char *prefix)
+{
+    if (!*prefix)
+        return false;
+    for (const char *p = prefix; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '_' || *p == '-'))
+            return false;
+    return true;
+}
+
+int cm_http_bench_init(struct cm_http_bench *bench, struct cm_http_client *client,
+                       const struct cm_http_bench_options *options, char *error, size_t error_size)
+{
+    memset(bench, 0, sizeof *bench);
+    bench->epoll_fd = -1;
+    bench->client = client;
+    bench->options = *options;
+    bench->timer_deadline_ns = UINT64_MAX;
+    const char *prefix = options->prefix ? options->prefix : "";
+    if (!prefix_ok(prefix) || strlen(prefix) >= sizeof bench->prefix) {
+        snprintf(error, error_size,
+                 "object prefix '%s' must be 1 to %zu characters from A-Z a-z 0-9 . _ -", prefix,
+                 sizeof bench->prefix - 1);
+        return -EINVAL;
+    }
+    snprintf(bench->prefix, sizeof bench->prefix, "%s", prefix);
+    if (options->n_containers == 0 || options->n_containers > CM_HTTP_BENCH_MAX_CONTAINERS) {
+        snprintf(error, error_size, "a bench needs 1 to %d containers, got %u",
+                 CM_HTTP_BENCH_MAX_CONTAINERS, options->n_containers);
+        return -EINVAL;
+    }
+    if (options->size_min > options->size_max) {
+        snprintf(error, error_size,
+                 "object size range %" PRIu64 "..%" PRIu64 ": the low end is above the high end",
+                 options->size_min, options->size_max);
+        return -EINVAL;
+    }
+    if (options->op != CM_HTTP_PUT && options->objects == 0) {
+        snprintf(error, error_size, "%s needs objects to work on: objects must be at least 1",
+                 cm_http_bench_op_name(options->op));
+        return -EINVAL;
+    }
+    bench->containers = calloc(options->n_containers, sizeof *bench->containers);
+    if (!bench->containers)
+        goto oom;
+    for (unsigned i = 0; i < options->n_containers; i++) {
+        const char *name = options->containers[i] ? options->containers[i] : "";
+        if (!*name ||
+            cm_http_escape(name, false, bench->containers[i], sizeof bench->containers[i]) < 0) {
+            snprintf(error, error_size, "container name '%.200s' is empty or too long", name);
+            return -EINVAL;
+        }
+    }
+    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET) {
+        bench->payload =
+            cm_payload_new(options->run_id, options->size_max ? (size_t)options->size_max : 1);
+        if (!bench->payload)
+            goto oom;
+    }
+    bench->ttfb = cm_hist_new();
+    bench->headers = copy_headers(client, options->op == CM_HTTP_PUT);
+    if (!bench->ttfb || (!bench->headers && client->headers))
+        goto oom;
+    bench->rng = options->run_id ^ cm_rados_new_run_id();
+    bench->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    bench->multi = curl_multi_init();
+    if (bench->epoll_fd < 0 || !bench->multi) {
+        snprintf(error, error_size, "cannot set up the HTTP event loop: %s", strerror(errno));
+        return -EIO;
+    }
+    curl_multi_setopt(bench->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(bench->multi, CURLMOPT_SOCKETDATA, bench);
+    curl_multi_setopt(bench->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(bench->multi, CURLMOPT_TIMERDATA, bench);
+    return 0;
+oom:
+    snprintf(error, error_size, "out of memory for an HTTP run");
+    return -ENOMEM;
+}
+
+void cm_http_bench_fini(struct cm_http_bench *bench)
+{
+    if (bench->multi)
+        curl_multi_cleanup(bench->multi);
+    bench->multi = NULL;
+    if (bench->epoll_fd >= 0)
+        close(bench->epoll_fd);
+    bench->epoll_fd = -1;
+    curl_slist_free_all(bench->headers);
+    bench->headers = NULL;
+    for (unsigned i = 0; i < bench->n_old_headers; i++)
+        curl_slist_free_all(bench->old_headers[i]);
+    bench->n_old_headers = 0;
+    cm_payload_free(bench->payload);
+    bench->payload = NULL;
+    cm_hist_free(bench->ttfb);
+    bench->ttfb = NULL;
+    free(bench->containers);
+    bench->containers = NULL;
+}

@@ -1,0 +1,108 @@
+/* The HTTP target of the op engine: PUT, GET, HEAD or DELETE of benchmark objects on a
+ * Swift or S3 endpoint (http_client.h), driven by libcurl's multi interface on the
+ * engine's own loop thread. Pure C, no Lua.
+ *
+ * Loop integration: curl tells us which sockets it wants watched (socket callback) and when
+ * it needs a timeout (timer callback). The target keeps those sockets in an epoll set whose
+ * descriptor is the engine's wait_fd (an epoll fd is readable when any of its sockets is
+ * ready), reports curl's timer as next_deadline, and in poll() hands ready sockets and
+ * expired timers to curl_multi_socket_action, then turns finished transfers into
+ * cm_engine_complete calls. Everything runs on the loop thread; curl starts no threads of
+ * its own for plain HTTP to an IP address.
+ *
+ * Per slot: one easy handle (reused for the whole run, so its connection stays in the multi
+ * handle's cache and is reused), a URL buffer and a body buffer of the largest object size.
+ * PUT bodies are cephmark payloads (runtime/payload.h) for the object's name, so a GET can
+ * verify what it reads; sizes in a range are a function of the run id and the object
+ * number, so a GET knows the size to expect without any shared state.
+ *
+ * Objects are "<prefix>_<N>" for N = 0, 1, ...; object N lives in container N mod the number
+ * of containers (swift-bench spreads its objects the same way). */
+#ifndef CEPHMARK_HTTP_BENCH_H
+#define CEPHMARK_HTTP_BENCH_H
+
+#include "engine.h"
+#include "hist.h"
+#include "http_client.h"
+#include "payload.h"
+
+#include <curl/curl.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum cm_http_bench_op { CM_HTTP_PUT, CM_HTTP_GET, CM_HTTP_HEAD, CM_HTTP_DELETE };
+
+#define CM_HTTP_BENCH_MAX_CONTAINERS 1024
+#define CM_HTTP_BENCH_PREFIX_MAX     128
+#define CM_HTTP_VERIFY_ERRORS_KEPT   8
+#define CM_HTTP_STATUS_KINDS         32
+
+struct cm_http_bench_options {
+    enum cm_http_bench_op op;
+    const char *const *containers; /* n_containers names (copied) */
+    unsigned n_containers;
+    const char *prefix;    /* object names are <prefix>_<N>; [A-Za-z0-9._-] */
+    uint64_t objects;      /* GET/HEAD/DELETE: objects 0 .. objects-1 exist; PUT: 0 = unbounded */
+    uint64_t first_object; /* PUT: the first object number (a PUT phase may add to a set) */
+    uint64_t size_min, size_max; /* object size, or a range (min <= max) */
+    uint64_t run_id;             /* seeds payloads and sizes; GET/DELETE use the PUT's */
+    bool random;                 /* GET/HEAD: pick objects at random (else in order, wrapping) */
+    bool verify;                 /* GET: check what came back */
+};
+
+/* One HTTP status and how many ops ended with it. */
+struct cm_http_status_count {
+    long status;
+    uint64_t count;
+};
+
+struct cm_http_bench {
+    struct cm_http_client *client;
+    struct cm_http_bench_options options;
+    char (*containers)[600]; /* escaped container names */
+    char prefix[CM_HTTP_BENCH_PREFIX_MAX];
+    cm_payload *payload;
+    uint64_t rng;
+    uint64_t next_object;
+
+    CURLM *multi;
+    int epoll_fd;
+    uint64_t timer_deadline_ns; /* from curl's timer callback; UINT64_MAX when none */
+    struct curl_slist *headers; /* this run's copy of the client's headers */
+    struct curl_slist *old_headers[4];
+    unsigned n_old_headers;
+    unsigned headers_generation;
+
+    /* outcome */
+    cm_hist *ttfb;        /* GET: time to first byte of successful ops */
+    uint64_t put_ok;      /* PUT: ops that succeeded (2xx) */
+    uint64_t highest_put; /* PUT: 1 + the highest object number started */
+    struct cm_http_status_count statuses[CM_HTTP_STATUS_KINDS]; /* non-2xx responses */
+    unsigned n_statuses;
+    uint64_t transport_errors; /* no response: refused, timed out, reset */
+    char first_error[640];     /* the first failed op, as a sentence */
+    char first_transport_error[512];
+    uint64_t reauths; /* Swift: re-authentications during the run (at most 1) */
+    bool auth_failed; /* Swift: 401 after re-authenticating, or re-auth refused: run stopped */
+    char auth_error[512];
+    char verify_errors[CM_HTTP_VERIFY_ERRORS_KEPT][400];
+    unsigned n_verify_errors;
+};
+
+extern const struct cm_target_ops cm_http_bench_ops;
+
+/* Prepares a run. 0 or -errno with a sentence (bad options, no memory, no curl multi).
+ * cm_http_bench_fini must be called in both cases. */
+int cm_http_bench_init(struct cm_http_bench *bench, struct cm_http_client *client,
+                       const struct cm_http_bench_options *options, char *error, size_t error_size);
+void cm_http_bench_fini(struct cm_http_bench *bench);
+
+/* The size of object `object` of run `run_id`: min when min == max, else a value in
+ * [min, max] hashed from both. */
+uint64_t cm_http_object_size(uint64_t run_id, uint64_t object, uint64_t size_min,
+                             uint64_t size_max);
+
+/* "PUT", "GET", "HEAD", "DELETE" */
+const char *cm_http_bench_op_name(enum cm_http_bench_op op);
+
+#endif

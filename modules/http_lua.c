@@ -1,0 +1,877 @@
+/* The Lua glue shared by cephmark.swift and cephmark.s3; see http_lua.h. */
+#include "http_lua.h"
+#include "engine_lua.h"
+#include "http_bench.h"
+#include "rados_bench.h"
+#include "units.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct connection {
+    struct cm_http_client client;
+    bool open;
+    bool bench_running;
+};
+
+static const char *const connection_types[] = {"cephmark.swift.connection",
+                                               "cephmark.s3.connection"};
+
+static struct connection *check_connection(lua_State *L, int arg)
+{
+    struct connection *conn = NULL;
+    for (int i = 0; i < 2 && !conn; i++)
+        conn = luaL_testudata(L, arg, connection_types[i]);
+    if (!conn)
+        luaL_typeerror(L, arg, "swift or s3 connection");
+    if (!conn->open)
+        luaL_argerror(L, arg, "connection is closed");
+    return conn;
+}
+
+static const char *api_name(const struct connection *conn)
+{
+    return conn->client.api == CM_HTTP_SWIFT ? "swift" : "s3";
+}
+
+static const char *container_word(const struct connection *conn)
+{
+    return conn->client.api == CM_HTTP_SWIFT ? "container" : "bucket";
+}
+
+/* Failures of the world: nil, message, code (the HTTP status when the gateway answered, a
+ * negative errno when it did not). */
+static int push_failure(lua_State *L, const char *message, lua_Integer code)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, message);
+    lua_pushinteger(L, code);
+    return 3;
+}
+
+/* The text between <tag> and </tag> in an S3 XML answer, from `from`; NULL when none. */
+static const char *xml_text(const char *from, const char *tag, char *out, size_t size,
+                            const char **end)
+{
+    char open[64], close[64];
+    snprintf(open, sizeof open, "<%s>", tag);
+    snprintf(close, sizeof close, "</%s>", tag);
+    const char *start = from ? strstr(from, open) : NULL;
+    if (!start)
+        return NULL;
+    start += strlen(open);
+    const char *stop = strstr(start, close);
+    if (!stop)
+        return NULL;
+    size_t n = 0;
+    for (const char *p = start; p < stop && n + 1 < size; p++) {
+        static const struct {
+            const char *entity;
+            char c;
+        } entities[] = {
+            {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+        char c = *p;
+        for (size_t i = 0; c == '&' && i < sizeof entities / sizeof entities[0]; i++) {
+            size_t length = strlen(entities[i].entity);
+            if ((size_t)(stop - p) >= length && strncmp(p, entities[i].entity, length) == 0) {
+                c = entities[i].c;
+                p += length - 1;
+                break;
+            }
+        }
+        out[n++] = c;
+    }
+    out[n] = '\0';
+    if (end)
+        *end = stop + strlen(close);
+    return out;
+}
+
+/* "GET object 'c/o': 404 Not Found (NoSuchKey)" */
+static int push_status_failure(lua_State *L, struct connection *conn, const char *method,
+                               const char *container, const char *object,
+                               const struct cm_http_response *response)
+{
+    char what[1200], code[128] = "";
+    if (object)
+        snprintf(what, sizeof what, "object '%s/%s'", container, object);
+    else if (container)
+        snprintf(what, sizeof what, "%s '%s'", container_word(conn), container);
+    else
+        snprintf(what, sizeof what, "the account");
+    if (conn->client.api == CM_HTTP_S3 && response->body)
+        xml_text(response->body, "Code", code, sizeof code, NULL);
+    const char *hint = "";
+    if (response->status == 404 && object)
+        hint = conn->client.api == CM_HTTP_SWIFT ? " (no such object, or no such container)" : "";
+    else if (response->status == 409 && !object && strcmp(method, "DELETE") == 0)
+        hint = " (it is not empty)";
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s %s: %d %s%s%s%s%s", method, what, (int)response->status,
+                    cm_http_reason(response->status), code[0] ? " (" : "", code, code[0] ? ")" : "",
+                    hint);
+    lua_pushinteger(L, response->status);
+    return 3;
+}
+
+/* Runs one control request; on success leaves the response for the caller and returns 0,
+ * else pushes the failure triple and returns its count. */
+static int request(lua_State *L, struct connection *conn, const char *method, const char *container,
+                   const char *object, const char *query, const void *body, size_t length,
+                   const char *const *headers, struct cm_http_response *response)
+{
+    char error[1024];
+    if (conn->bench_running)
+        return luaL_error(L, "%s: a bench is running on this connection", api_name(conn));
+    int rc = cm_http_request(&conn->client, method, container, object, query, body, length, headers,
+                             response, error, sizeof error);
+    if (rc < 0) {
+        cm_http_response_fini(response);
+        return push_failure(L, error, rc);
+    }
+    if (response->status < 200 || response->status > 299) {
+        int n = push_status_failure(L, conn, method, container, object, response);
+        cm_http_response_fini(response);
+        return n;
+    }
+    return 0;
+}
+
+static const char *check_name(lua_State *L, int arg, const char *what)
+{
+    size_t length;
+    const char *name = luaL_checklstring(L, arg, &length);
+    if (length == 0)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s name must not be empty", what));
+    if (strlen(name) != length)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s name must not contain NUL bytes", what));
+    return name;
+}
+
+/* Refuses options a function does not know, so a typo is not silently ignored. */
+static void check_known(lua_State *L, int table, const char *what, const char *const *known)
+{
+    lua_pushnil(L);
+    while (lua_next(L, table)) {
+        lua_pop(L, 1);
+        bool found = false;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int i = 0; known[i] && !found; i++)
+                found = strcmp(lua_tostring(L, -1), known[i]) == 0;
+        if (!found) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            for (int i = 0; known[i]; i++) {
+                if (i)
+                    luaL_addstring(&b, ", ");
+                luaL_addstring(&b, known[i]);
+            }
+            luaL_pushresult(&b);
+            luaL_error(L, "%s: unknown option '%s' (expected one of %s)", what,
+                       lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?",
+                       lua_tostring(L, -1));
+        }
+    }
+}
+
+/* ---- connect ------------------------------------------------------------------------------ */
+
+static int connection_close(lua_State *L)
+{
+    struct connection *conn = NULL;
+    for (int i = 0; i < 2 && !conn; i++)
+        conn = luaL_testudata(L, 1, connection_types[i]);
+    if (!conn)
+        return luaL_typeerror(L, 1, "swift or s3 connection");
+    if (conn->bench_running)
+        return luaL_error(L, "close: a bench is running on this connection");
+    if (conn->open)
+        cm_http_client_fini(&conn->client);
+    conn->open = false;
+    return 0;
+}
+
+/* swift.connect{auth_url=, user=, key=, storage_url=, timeout=, connect_timeout=}
+ * s3.connect{endpoint=, access_key=, secret_key=, region=, timeout=, connect_timeout=}
+ *   -> connection | nil, message, code */
+static int connect_api(lua_State *L)
+{
+    enum cm_http_api api = (enum cm_http_api)lua_tointeger(L, lua_upvalueindex(1));
+    static const char *const swift_known[] = {
+        "auth_url", "connect_timeout", "key", "storage_url", "timeout", "user", NULL};
+    static const char *const s3_known[] = {"access_key", "connect_timeout", "endpoint", "region",
+                                           "secret_key", "timeout",         NULL};
+    const char *what = api == CM_HTTP_SWIFT ? "swift.connect" : "s3.connect";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    check_known(L, 1, what, api == CM_HTTP_SWIFT ? swift_known : s3_known);
+    struct cm_http_credentials creds = {.api = api};
+    if (api == CM_HTTP_SWIFT) {
+        creds.auth_url = cm_lua_opt_string(L, 1, "auth_url", NULL, what);
+        creds.user = cm_lua_opt_string(L, 1, "user", NULL, what);
+        creds.key = cm_lua_opt_string(L, 1, "key", NULL, what);
+        creds.storage_url = cm_lua_opt_string(L, 1, "storage_url", NULL, what);
+        if (!creds.auth_url || !creds.user || !creds.key)
+            return luaL_error(L, "%s: auth_url, user and key are required (%s is missing)", what,
+                              !creds.auth_url ? "auth_url"
+                              : !creds.user   ? "user"
+                                              : "key");
+    } else {
+        creds.endpoint = cm_lua_opt_string(L, 1, "endpoint", NULL, what);
+        creds.user = cm_lua_opt_string(L, 1, "access_key", NULL, what);
+        creds.key = cm_lua_opt_string(L, 1, "secret_key", NULL, what);
+        creds.region = cm_lua_opt_string(L, 1, "region", NULL, what);
+        if (!creds.endpoint || !creds.user || !creds.key)
+            return luaL_error(L,
+                              "%s: endpoint, access_key and secret_key are required (%s is "
+                              "missing)",
+                              what,
+                              !creds.endpoint ? "endpoint"
+                              : !creds.user   ? "access_key"
+                                              : "secret_key");
+    }
+    creds.timeout = cm_lua_opt_duration(L, 1, "timeout", 10, what);
+    creds.connect_timeout = cm_lua_opt_duration(L, 1, "connect_timeout", creds.timeout, what);
+    if (creds.timeout <= 0 || creds.connect_timeout <= 0)
+        return luaL_error(L, "%s: timeout and connect_timeout must be more than 0", what);
+    struct connection *conn = lua_newuserdatauv(L, sizeof *conn, 0);
+    memset(conn, 0, sizeof *conn);
+    luaL_setmetatable(L, connection_types[api]);
+    char error[1024];
+    int rc = cm_http_client_init(&conn->client, &creds, error, sizeof error);
+    conn->open = true; /* so that close (and __gc) release what init made, also on failure */
+    if (rc < 0) {
+        cm_http_client_fini(&conn->client);
+        conn->open = false;
+        if (rc == -EINVAL)
+            return luaL_error(L, "%s: %s", what, error);
+        return push_failure(L, error, rc);
+    }
+    return 1;
+}
+
+/* ---- containers --------------------------------------------------------------------------- */
+
+/* conn:create_container(name [, {policy=}]) / conn:create_bucket(name [, {location=}])
+ *   -> true | nil, message, code. Swift's policy is sent as X-Storage-Policy (rgw maps it to a
+ * placement target); S3's location as the LocationConstraint ("zonegroup:placement"). */
+static int connection_create_container(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    const char *name = check_name(L, 2, container_word(conn));
+    const char *policy = NULL;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        static const char *const swift_known[] = {"policy", NULL};
+        static const char *const s3_known[] = {"location", NULL};
+        bool swift = conn->client.api == CM_HTTP_SWIFT;
+        check_known(L, 3, swift ? "create_container" : "create_bucket",
+                    swift ? swift_known : s3_known);
+        policy = cm_lua_opt_string(L, 3, swift ? "policy" : "location", NULL, "create");
+    }
+    char header[512];
+    const char *headers[2] = {NULL, NULL};
+    luaL_Buffer body;
+    luaL_buffinit(L, &body);
+    if (policy && conn->client.api == CM_HTTP_SWIFT) {
+        snprintf(header, sizeof header, "X-Storage-Policy: %s", policy);
+        headers[0] = header;
+    } else if (policy) {
+        luaL_addstring(&body, "<CreateBucketConfiguration><LocationConstraint>");
+        luaL_addstring(&body, policy);
+        luaL_addstring(&body, "</LocationConstraint></CreateBucketConfiguration>");
+    }
+    luaL_pushresult(&body);
+    size_t length;
+    const char *data = lua_tolstring(L, -1, &length);
+    struct cm_http_response response = {0};
+    int n = request(L, conn, "PUT", name, NULL, NULL, data, length, headers, &response);
+    if (n)
+        return n;
+    cm_http_response_fini(&response);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* conn:delete_container(name) / conn:delete_bucket(name) -> true | nil, message, code */
+static int connection_delete_container(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    const char *name = check_name(L, 2, container_word(conn));
+    struct cm_http_response response = {0};
+    int n = request(L, conn, "DELETE", name, NULL, NULL, NULL, 0, NULL, &response);
+    if (n)
+        return n;
+    cm_http_response_fini(&response);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* Appends the lines of a Swift plain-text listing to the array on top of the stack; returns
+ * how many, and the last name in `last`. */
+static int add_lines(lua_State *L, const char *text, size_t length, char *last, size_t last_size)
+{
+    int added = 0;
+    const char *end = text + length;
+    while (text < end) {
+        const char *newline = memchr(text, '\n', (size_t)(end - text));
+        const char *stop = newline ? newline : end;
+        if (stop > text) {
+            lua_pushlstring(L, text, (size_t)(stop - text));
+            snprintf(last, last_size, "%.*s", (int)(stop - text), text);
+            lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+            added++;
+        }
+        text = stop + 1;
+    }
+    return added;
+}
+
+/* conn:list_containers() / conn:list_buckets() -> array of names | nil, message, code */
+static int connection_list_containers(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    struct cm_http_response response = {0};
+    lua_newtable(L);
+    int list = lua_gettop(L);
+    if (conn->client.api == CM_HTTP_S3) {
+        int n = request(L, conn, "GET", NULL, NULL, NULL, NULL, 0, NULL, &response);
+        if (n)
+            return n;
+        const char *at = response.body;
+        char name[1024];
+        lua_Integer i = 0;
+        while (at && (at = strstr(at, "<Bucket>")) &&
+               xml_text(at, "Name", name, sizeof name, &at)) {
+            lua_pushstring(L, name);
+            lua_rawseti(L, list, ++i);
+        }
+        cm_http_response_fini(&response);
+        return 1;
+    }
+    char marker[1024] = "", query[3200];
+    for (;;) {
+        char escaped[3100];
+        cm_http_escape(marker, false, escaped, sizeof escaped);
+        snprintf(query, sizeof query, "%s%s", marker[0] ? "marker=" : "", escaped);
+        int n = request(L, conn, "GET", NULL, NULL, query, NULL, 0, NULL, &response);
+        if (n)
+            return n;
+        lua_pushvalue(L, list);
+        int added = add_lines(L, response.body ? response.body : "", response.body_len, marker,
+                              sizeof marker);
+        lua_pop(L, 1);
+        cm_http_response_fini(&response);
+        if (added == 0)
+            break;
+    }
+    lua_settop(L, list);
+    return 1;
+}
+
+/* conn:list(container [, {prefix=}]) -> array of object names | nil, message, code (every
+ * page: Swift's markers, S3's continuation tokens) */
+static int connection_list(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    const char *container = check_name(L, 2, container_word(conn));
+    const char *prefix = NULL;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        static const char *const known[] = {"prefix", NULL};
+        check_known(L, 3, "list", known);
+        prefix = cm_lua_opt_string(L, 3, "prefix", NULL, "list");
+    }
+    char escaped_prefix[1100] = "";
+    if (prefix)
+        cm_http_escape(prefix, false, escaped_prefix, sizeof escaped_prefix);
+    lua_newtable(L);
+    int list = lua_gettop(L);
+    struct cm_http_response response = {0};
+    char marker[1024] = "", escaped[3100], query[4400];
+    lua_Integer count = 0;
+    for (;;) {
+        cm_http_escape(marker, false, escaped, sizeof escaped);
+        if (conn->client.api == CM_HTTP_S3)
+            /* SigV4 wants the query's parameters sorted, and libcurl 7.88 signs them as given */
+            snprintf(query, sizeof query, "%s%s%slist-type=2%s%s",
+                     marker[0] ? "continuation-token=" : "", escaped, marker[0] ? "&" : "",
+                     prefix ? "&prefix=" : "", escaped_prefix);
+        else
+            snprintf(query, sizeof query, "%s%s%s%s%s", marker[0] ? "marker=" : "", escaped,
+                     marker[0] && prefix ? "&" : "", prefix ? "prefix=" : "", escaped_prefix);
+        int n = request(L, conn, "GET", container, NULL, query, NULL, 0, NULL, &response);
+        if (n)
+            return n;
+        if (conn->client.api == CM_HTTP_SWIFT) {
+            lua_pushvalue(L, list);
+            int added = add_lines(L, response.body ? response.body : "", response.body_len, marker,
+                                  sizeof marker);
+            lua_pop(L, 1);
+            cm_http_response_fini(&response);
+            if (added == 0)
+                break;
+            continue;
+        }
+        const char *at = response.body;
+        char key[1100];
+        while (at && (at = strstr(at, "<Contents>")) && xml_text(at, "Key", key, sizeof key, &at)) {
+            lua_pushstring(L, key);
+            lua_rawseti(L, list, ++count);
+        }
+        char truncated[16] = "";
+        xml_text(response.body, "IsTruncated", truncated, sizeof truncated, NULL);
+        bool more = strcmp(truncated, "true") == 0 &&
+                    xml_text(response.body, "NextContinuationToken", marker, sizeof marker, NULL);
+        cm_http_response_fini(&response);
+        if (!more)
+            break;
+    }
+    lua_settop(L, list);
+    return 1;
+}
+
+/* ---- objects ------------------------------------------------------------------------------ */
+
+/* conn:put(container, name, data) -> true | nil, message, code */
+static int connection_put(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    const char *container = check_name(L, 2, container_word(conn));
+    const char *name = check_name(L, 3, "object");
+    size_t length;
+    const char *data = luaL_checklstring(L, 4, &length);
+    /* no 100-continue round trip for Swift; see copy_headers in http_bench.c for S3 */
+    const char *headers[] = {conn->client.api == CM_HTTP_SWIFT ? "Expect:" : NULL, NULL};
+    struct cm_http_response response = {0};
+    int n = request(L, conn, "PUT", container, name, NULL, data, length, headers, &response);
+    if (n)
+        return n;
+    cm_http_response_fini(&response);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* conn:get(container, name) -> data | nil, message, code */
+static int connection_get(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    const char *container = check_name(L, 2, container_word(conn));
+    const char *name = check_name(L, 3, "object");
+    struct cm_http_response response = {0};
+    int n = request(L, conn, "GET", container, name, NULL, NULL, 0, NULL, &response);
+    if (n)
+        return n;
+    lua_pushlstring(L, response.body ? response.body : "", response.body_len);
+    cm_http_response_fini(&response);
+    return 1;
+}
+
+/* conn:head(container, name) -> {size=, etag=, content_type=} | nil, message, code */
+static int connection_head(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    const char *container = check_name(L, 2, container_word(conn));
+    const char *name = check_name(L, 3, "object");
+    struct cm_http_response response = {0};
+    int n = request(L, conn, "HEAD", container, name, NULL, NULL, 0, NULL, &response);
+    if (n)
+        return n;
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, (lua_Integer)response.content_length);
+    lua_setfield(L, -2, "size");
+    size_t etag_length = strlen(response.etag);
+    const char *etag = response.etag;
+    if (etag_length >= 2 && etag[0] == '"' && etag[etag_length - 1] == '"') {
+        etag++;
+        etag_length -= 2;
+    }
+    lua_pushlstring(L, etag, etag_length);
+    lua_setfield(L, -2, "etag");
+    lua_pushstring(L, response.content_type);
+    lua_setfield(L, -2, "content_type");
+    cm_http_response_fini(&response);
+    return 1;
+}
+
+/* conn:delete(container, name) -> true | nil, message, code */
+static int connection_delete(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    const char *container = check_name(L, 2, container_word(conn));
+    const char *name = check_name(L, 3, "object");
+    struct cm_http_response response = {0};
+    int n = request(L, conn, "DELETE", container, name, NULL, NULL, 0, NULL, &response);
+    if (n)
+        return n;
+    cm_http_response_fini(&response);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* conn:info() -> {api=, storage_url=, auth_url=, user=, region=, auth_requests=}: nothing
+ * secret (no key, no token, no S3 access key). */
+static int connection_info(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, api_name(conn));
+    lua_setfield(L, -2, "api");
+    lua_pushstring(L, conn->client.storage_url);
+    lua_setfield(L, -2, conn->client.api == CM_HTTP_SWIFT ? "storage_url" : "endpoint");
+    if (conn->client.api == CM_HTTP_SWIFT) {
+        lua_pushstring(L, conn->client.auth_url);
+        lua_setfield(L, -2, "auth_url");
+        lua_pushstring(L, conn->client.user);
+        lua_setfield(L, -2, "user");
+    } else {
+        lua_pushstring(L, conn->client.region);
+        lua_setfield(L, -2, "region");
+    }
+    lua_pushinteger(L, (lua_Integer)conn->client.auth_requests);
+    lua_setfield(L, -2, "auth_requests");
+    return 1;
+}
+
+static int connection_tostring(lua_State *L)
+{
+    struct connection *conn = NULL;
+    for (int i = 0; i < 2 && !conn; i++)
+        conn = luaL_testudata(L, 1, connection_types[i]);
+    if (!conn || !conn->open)
+        lua_pushliteral(L, "object store connection (closed)");
+    else if (conn->client.api == CM_HTTP_SWIFT)
+        lua_pushfstring(L, "swift connection to %s as %s", conn->client.storage_url,
+                        conn->client.user);
+    else
+        lua_pushfstring(L, "s3 connection to %s", conn->client.storage_url);
+    return 1;
+}
+
+/* ---- bench -------------------------------------------------------------------------------- */
+
+static void push_hist(lua_State *L, const cm_hist *hist)
+{
+    lua_createtable(L, 0, 10);
+    uint64_t count = cm_hist_count(hist);
+    lua_pushinteger(L, (lua_Integer)count);
+    lua_setfield(L, -2, "count");
+    if (count == 0)
+        return;
+    static const struct {
+        const char *name;
+        double p;
+    } percentiles[] = {{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p99_9", 99.9}};
+    lua_pushnumber(L, cm_hist_mean(hist) / 1e9);
+    lua_setfield(L, -2, "avg");
+    lua_pushnumber(L, (double)cm_hist_min(hist) / 1e9);
+    lua_setfield(L, -2, "min");
+    lua_pushnumber(L, (double)cm_hist_max(hist) / 1e9);
+    lua_setfield(L, -2, "max");
+    for (size_t i = 0; i < sizeof percentiles / sizeof percentiles[0]; i++) {
+        lua_pushnumber(L, (double)cm_hist_percentile(hist, percentiles[i].p) / 1e9);
+        lua_setfield(L, -2, percentiles[i].name);
+    }
+}
+
+/* size = 4096 | "4K" | {low, high} (either may be a string) -> min, max */
+static void bench_sizes(lua_State *L, int table, uint64_t *min, uint64_t *max)
+{
+    int type = lua_getfield(L, table, "size");
+    if (type == LUA_TTABLE) {
+        int range = lua_gettop(L);
+        lua_createtable(L, 0, 2);
+        lua_geti(L, range, 1);
+        lua_setfield(L, -2, "low");
+        lua_geti(L, range, 2);
+        lua_setfield(L, -2, "high");
+        if (luaL_len(L, range) != 2)
+            luaL_error(L, "bench: a size range is {low, high}, got %I values", luaL_len(L, range));
+        *min = cm_lua_opt_size(L, -1, "low", 0, "bench: size range");
+        *max = cm_lua_opt_size(L, -1, "high", 0, "bench: size range");
+        lua_pop(L, 2);
+        if (*min > *max) {
+            char low[32], high[32];
+            cm_format_size(*min, low, sizeof low);
+            cm_format_size(*max, high, sizeof high);
+            luaL_error(L, "bench: size range {%s, %s}: the low end is above the high end", low,
+                       high);
+        }
+        return;
+    }
+    lua_pop(L, 1);
+    if (type != LUA_TNIL) {
+        *min = *max = cm_lua_opt_size(L, table, "size", 4096, "bench");
+    }
+}
+
+#define MAX_OBJECT_SIZE (5ULL << 30) /* S3's and Swift's single-PUT limit */
+
+/* conn:bench{op=, container= | containers=, prefix=, objects=, first_object=, size=,
+ *   run_id=, from=, random=, verify=, threads=, seconds=, ops=, bytes=, rate=, warmup=,
+ *   on_second=} -> result (raises on misuse; failed requests are counted in the result) */
+static int connection_bench(lua_State *L)
+{
+    static const char *const known[] = {"bucket",       "buckets",    "bytes",
+                                        "container",    "containers", "drain_timeout",
+                                        "first_object", "from",       "ignore_interrupt",
+                                        "objects",      "on_second",  "op",
+                                        "ops",          "prefix",     "random",
+                                        "rate",         "run_id",     "seconds",
+                                        "size",         "threads",    "verify",
+                                        "warmup",       NULL};
+    static const char *const ops[] = {"put", "get", "head", "delete", NULL};
+    struct connection *conn = check_connection(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    check_known(L, 2, "bench", known);
+    if (conn->bench_running)
+        return luaL_error(L, "bench: a bench is already running on this connection");
+    lua_settop(L, 2);
+    struct cm_http_bench_options options = {0};
+    lua_getfield(L, 2, "op");
+    options.op = (enum cm_http_bench_op)luaL_checkoption(L, -1, "put", ops);
+    lua_pop(L, 1);
+
+    /* defaults from a PUT result (`from`), then the explicit options */
+    uint64_t run_id = 0, objects = 0, first = 0, size_min = 4096, size_max = 4096;
+    const char *prefix = NULL;
+    int containers_index = 0;
+    if (lua_getfield(L, 2, "from") == LUA_TTABLE) {
+        int from = lua_gettop(L);
+        run_id = (uint64_t)cm_lua_opt_integer(L, from, "run_id", 0, INT64_MIN, INT64_MAX, "from");
+        objects = (uint64_t)cm_lua_opt_integer(L, from, "objects", 0, 0, INT64_MAX, "from");
+        first = (uint64_t)cm_lua_opt_integer(L, from, "first_object", 0, 0, INT64_MAX, "from");
+        size_min = cm_lua_opt_size(L, from, "size_min", size_min, "from");
+        size_max = cm_lua_opt_size(L, from, "size_max", size_max, "from");
+        prefix = cm_lua_opt_string(L, from, "prefix", NULL, "from");
+        if (lua_getfield(L, from, "containers") == LUA_TTABLE)
+            containers_index = lua_gettop(L);
+        else
+            lua_pop(L, 1);
+    } else if (!lua_isnil(L, -1)) {
+        return luaL_error(L, "bench: from must be the result of a put bench, got a %s",
+                          luaL_typename(L, -1));
+    }
+    run_id = (uint64_t)cm_lua_opt_integer(L, 2, "run_id", (lua_Integer)run_id, INT64_MIN, INT64_MAX,
+                                          "bench");
+    if (run_id == 0)
+        run_id = cm_rados_new_run_id();
+    objects =
+        (uint64_t)cm_lua_opt_integer(L, 2, "objects", (lua_Integer)objects, 0, INT64_MAX, "bench");
+    first = (uint64_t)cm_lua_opt_integer(L, 2, "first_object", (lua_Integer)first, 0, INT64_MAX,
+                                         "bench");
+    bench_sizes(L, 2, &size_min, &size_max);
+    if (size_max > MAX_OBJECT_SIZE)
+        return luaL_error(L, "bench: object size %I is above the 5 GiB a single PUT may carry",
+                          (lua_Integer)size_max);
+    prefix = cm_lua_opt_string(L, 2, "prefix", prefix, "bench");
+    char default_prefix[64];
+    if (!prefix) {
+        snprintf(default_prefix, sizeof default_prefix, "cephmark_%016llx",
+                 (unsigned long long)run_id);
+        prefix = default_prefix;
+    }
+    options.run_id = run_id;
+    options.objects = objects;
+    options.first_object = first;
+    options.size_min = size_min;
+    options.size_max = size_max;
+    options.prefix = prefix;
+    options.random = cm_lua_opt_bool(L, 2, "random", 1, "bench");
+    options.verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
+
+    /* containers: container/bucket (one) or containers/buckets (an array) or from `from` */
+    const char *one = cm_lua_opt_string(L, 2, "container", NULL, "bench");
+    one = cm_lua_opt_string(L, 2, "bucket", one, "bench");
+    int type = lua_getfield(L, 2, "containers");
+    if (type == LUA_TNIL) {
+        lua_pop(L, 1);
+        type = lua_getfield(L, 2, "buckets");
+    }
+    if (type == LUA_TTABLE)
+        containers_index = lua_gettop(L);
+    else if (type != LUA_TNIL)
+        return luaL_error(L, "bench: containers must be an array of names, got a %s",
+                          luaL_typename(L, -1));
+    const char *names[CM_HTTP_BENCH_MAX_CONTAINERS];
+    unsigned n_names = 0;
+    if (one) {
+        names[n_names++] = one;
+    } else if (containers_index) {
+        lua_Integer n = luaL_len(L, containers_index);
+        if (n < 1 || n > CM_HTTP_BENCH_MAX_CONTAINERS)
+            return luaL_error(L, "bench: containers must hold 1 to %d names, got %I",
+                              CM_HTTP_BENCH_MAX_CONTAINERS, n);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_geti(L, containers_index, i) != LUA_TSTRING)
+                return luaL_error(L, "bench: containers[%I] must be a name, got a %s", i,
+                                  luaL_typename(L, -1));
+            names[n_names++] = lua_tostring(L, -1); /* the array keeps it alive */
+            lua_pop(L, 1);
+        }
+    } else {
+        return luaL_error(L, "bench: which %s? give %s = \"name\"", container_word(conn),
+                          container_word(conn));
+    }
+    options.containers = names;
+    options.n_containers = n_names;
+
+    if (options.op != CM_HTTP_PUT && objects == 0)
+        return luaL_error(L, "bench: %s needs objects (a count, or from = a put result)",
+                          cm_http_bench_op_name(options.op));
+    bool bounded = false;
+    static const char *const bounds[] = {"seconds", "ops", "bytes"};
+    for (int i = 0; i < 3; i++) {
+        bounded = bounded || lua_getfield(L, 2, bounds[i]) != LUA_TNIL;
+        lua_pop(L, 1);
+    }
+    struct cm_engine_config config;
+    struct cm_engine_lua bridge;
+    cm_engine_lua_config(L, 2, "bench", 10, &config, &bridge);
+    /* with no bound given, a delete removes every object and a put of N objects writes N */
+    if (!bounded && (options.op == CM_HTTP_DELETE || (options.op == CM_HTTP_PUT && objects))) {
+        config.seconds = 0;
+        config.max_ops = objects;
+    }
+
+    struct cm_http_bench *bench = lua_newuserdatauv(L, sizeof *bench, 0);
+    char error[640];
+    int rc = cm_http_bench_init(bench, &conn->client, &options, error, sizeof error);
+    if (rc < 0) {
+        cm_http_bench_fini(bench);
+        cm_engine_lua_finish(&bridge);
+        return luaL_error(L, "bench: %s", error);
+    }
+    struct cm_engine_result result;
+    conn->bench_running = true;
+    rc = cm_engine_run(&config, &cm_http_bench_ops, bench, &result);
+    conn->bench_running = false;
+    if (rc < 0) {
+        cm_http_bench_fini(bench);
+        cm_engine_lua_finish(&bridge);
+        return luaL_error(L, "bench: cannot start: %s", strerror(-rc));
+    }
+    cm_engine_lua_push_result(L, &result, &config);
+    int out = lua_gettop(L);
+    cm_engine_result_free(&result);
+    lua_pushstring(L, ops[options.op]);
+    lua_setfield(L, out, "op");
+    lua_pushstring(L, cm_http_bench_op_name(options.op));
+    lua_setfield(L, out, "method");
+    lua_pushstring(L, api_name(conn));
+    lua_setfield(L, out, "api");
+    lua_pushstring(L, bench->prefix);
+    lua_setfield(L, out, "prefix");
+    lua_pushinteger(L, (lua_Integer)run_id);
+    lua_setfield(L, out, "run_id");
+    lua_pushinteger(L, (lua_Integer)first);
+    lua_setfield(L, out, "first_object");
+    uint64_t touched = options.op == CM_HTTP_PUT
+                           ? (bench->highest_put > first ? bench->highest_put - first : 0)
+                           : objects;
+    lua_pushinteger(L, (lua_Integer)touched);
+    lua_setfield(L, out, "objects");
+    if (options.op == CM_HTTP_PUT) {
+        lua_pushinteger(L, (lua_Integer)bench->put_ok);
+        lua_setfield(L, out, "objects_written");
+    }
+    lua_pushinteger(L, (lua_Integer)size_min);
+    lua_setfield(L, out, "size_min");
+    lua_pushinteger(L, (lua_Integer)size_max);
+    lua_setfield(L, out, "size_max");
+    lua_createtable(L, (int)n_names, 0);
+    for (unsigned i = 0; i < n_names; i++) {
+        lua_pushstring(L, names[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, out, "containers");
+    lua_pushboolean(L, options.verify);
+    lua_setfield(L, out, "verify");
+    /* HTTP errors by status, sorted by status */
+    lua_createtable(L, (int)bench->n_statuses, 0);
+    for (unsigned i = 0; i < bench->n_statuses; i++) {
+        unsigned smallest = i;
+        for (unsigned j = i + 1; j < bench->n_statuses; j++)
+            if (bench->statuses[j].status < bench->statuses[smallest].status)
+                smallest = j;
+        struct cm_http_status_count swap = bench->statuses[i];
+        bench->statuses[i] = bench->statuses[smallest];
+        bench->statuses[smallest] = swap;
+        lua_createtable(L, 0, 3);
+        lua_pushinteger(L, bench->statuses[i].status);
+        lua_setfield(L, -2, "status");
+        lua_pushstring(L, cm_http_reason(bench->statuses[i].status));
+        lua_setfield(L, -2, "reason");
+        lua_pushinteger(L, (lua_Integer)bench->statuses[i].count);
+        lua_setfield(L, -2, "count");
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, out, "http_errors");
+    lua_pushinteger(L, (lua_Integer)bench->transport_errors);
+    lua_setfield(L, out, "transport_errors");
+    if (bench->first_error[0]) {
+        lua_pushstring(L, bench->first_error);
+        lua_setfield(L, out, "first_error");
+    }
+    if (bench->auth_error[0]) {
+        lua_pushstring(L, bench->auth_error);
+        lua_setfield(L, out, "auth_error");
+    }
+    lua_pushinteger(L, (lua_Integer)bench->reauths);
+    lua_setfield(L, out, "reauths");
+    if (options.op == CM_HTTP_GET) {
+        push_hist(L, bench->ttfb);
+        lua_setfield(L, out, "ttfb");
+    }
+    lua_createtable(L, (int)bench->n_verify_errors, 0);
+    for (unsigned i = 0; i < bench->n_verify_errors; i++) {
+        lua_pushstring(L, bench->verify_errors[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, out, "verify_errors");
+    cm_http_bench_fini(bench);
+    lua_settop(L, out);
+    cm_engine_lua_finish(&bridge);
+    return 1;
+}
+
+/* ---- the module --------------------------------------------------------------------------- */
+
+int cm_http_lua_open(lua_State *L, enum cm_http_api api, const char *connection_type)
+{
+    bool swift = api == CM_HTTP_SWIFT;
+    const luaL_Reg methods[] = {
+        {"bench", connection_bench},
+        {"close", connection_close},
+        {swift ? "create_container" : "create_bucket", connection_create_container},
+        {"delete", connection_delete},
+        {swift ? "delete_container" : "delete_bucket", connection_delete_container},
+        {"get", connection_get},
+        {"head", connection_head},
+        {"info", connection_info},
+        {"list", connection_list},
+        {swift ? "list_containers" : "list_buckets", connection_list_containers},
+        {"put", connection_put},
+        {NULL, NULL},
+    };
+    luaL_newmetatable(L, connection_type);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, connection_close);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, connection_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, connection_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, api);
+    lua_pushcclosure(L, connect_api, 1);
+    lua_setfield(L, -2, "connect");
+    curl_version_info_data *version = curl_version_info(CURLVERSION_NOW);
+    lua_pushstring(L, version->version);
+    lua_setfield(L, -2, "curl_version");
+    return 1;
+}
