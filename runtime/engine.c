@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,25 @@ struct cm_engine {
 
     struct cm_engine_result *result;
     size_t series_cap;
+
+    /* Blocking targets (see block in engine.h): the loop waits inside the target, where
+     * neither SIGINT nor a deadline can wake it. The watchdog thread sleeps until the
+     * drain deadline (stop + drain timeout, SIGINT + drain timeout, or the one the loop
+     * published), then makes the target's wait return and tells the loop to abandon. */
+    bool blocking;
+    bool watchdog_started;
+    pthread_t watchdog;
+    int watchdog_fd; /* eventfd: a new deadline, or exit */
+    uint64_t drain_timeout_ns;
+    _Atomic uint64_t published_deadline; /* the loop's drain deadline, UINT64_MAX: none yet */
+    atomic_bool watchdog_exit;
+    atomic_bool watchdog_fired;
 };
+
+bool cm_engine_blocking(const struct cm_op *op)
+{
+    return op->engine->blocking;
+}
 
 uint64_t cm_now_ns(void)
 {
@@ -321,6 +340,13 @@ static void wait_for_work(struct cm_engine *engine, uint64_t drain_deadline)
             ;
         return;
     }
+    if (engine->blocking && engine->in_flight > 0 && !precise &&
+        atomic_load_explicit(&engine->completed, memory_order_relaxed) == NULL) {
+        /* the next second or the stop time may pass while blocked: the loop catches up
+         * (closing every second that ended) as soon as an op completes */
+        engine->ops->block(engine->target);
+        return;
+    }
     uint64_t wait_ns = until - now - (precise ? DEADLINE_SPIN_NS : 0);
     if (wait_ns > NS_PER_S)
         wait_ns = NS_PER_S;
@@ -391,6 +417,56 @@ static void summarize_series(struct cm_engine_result *result)
     }
 }
 
+static void watchdog_signal(struct cm_engine *engine)
+{
+    uint64_t one = 1;
+    ssize_t unused = write(engine->watchdog_fd, &one, sizeof one);
+    (void)unused;
+}
+
+/* The watchdog of a blocking run: it costs nothing while the run goes well (it sleeps in
+ * poll until the drain deadline, SIGINT or a new deadline from the loop) and fires once. */
+static void *watchdog_main(void *arg)
+{
+    struct cm_engine *engine = arg;
+    uint64_t stop_deadline =
+        engine->stop_ns == UINT64_MAX ? UINT64_MAX : engine->stop_ns + engine->drain_timeout_ns;
+    uint64_t interrupt_deadline = UINT64_MAX;
+    bool watch_interrupt = !engine->config->ignore_interrupt && cm_interrupt_fd() >= 0;
+    bool fired = false;
+    while (!atomic_load(&engine->watchdog_exit)) {
+        uint64_t now = cm_now_ns();
+        if (watch_interrupt && cm_interrupted() && interrupt_deadline == UINT64_MAX)
+            interrupt_deadline = now + engine->drain_timeout_ns;
+        uint64_t deadline = min_u64(min_u64(stop_deadline, interrupt_deadline),
+                                    atomic_load(&engine->published_deadline));
+        if (!fired && now >= deadline) {
+            atomic_store(&engine->watchdog_fired, true);
+            engine->ops->cancel_block(engine->target);
+            uint64_t one = 1; /* in case the loop sleeps in ppoll instead */
+            ssize_t unused = write(engine->wake_fd, &one, sizeof one);
+            (void)unused;
+            fired = true;
+        }
+        struct pollfd fds[2] = {{.fd = engine->watchdog_fd, .events = POLLIN}};
+        nfds_t n = 1;
+        if (watch_interrupt && interrupt_deadline == UINT64_MAX)
+            fds[n++] = (struct pollfd){.fd = cm_interrupt_fd(), .events = POLLIN};
+        int timeout_ms = -1;
+        if (!fired && deadline != UINT64_MAX) {
+            uint64_t ms = (deadline - now + 999999) / 1000000;
+            timeout_ms = ms > 1000 ? 1000 : (int)ms;
+        }
+        poll(fds, n, timeout_ms);
+        if (fds[0].revents & POLLIN) {
+            uint64_t count;
+            ssize_t unused = read(engine->watchdog_fd, &count, sizeof count);
+            (void)unused;
+        }
+    }
+    return NULL;
+}
+
 int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_ops *ops,
                   void *target, struct cm_engine_result *result)
 {
@@ -411,6 +487,11 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     engine->second_last_latency_s = -1;
     atomic_init(&engine->completed, NULL);
     atomic_init(&engine->sleeping, 0);
+    atomic_init(&engine->published_deadline, UINT64_MAX);
+    atomic_init(&engine->watchdog_exit, false);
+    atomic_init(&engine->watchdog_fired, false);
+    engine->blocking = ops->block && ops->cancel_block && !(config->rate > 0);
+    engine->watchdog_fd = -1;
     engine->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     engine->slots = calloc(config->depth, sizeof *engine->slots);
     engine->free_slots = calloc(config->depth, sizeof *engine->free_slots);
@@ -455,7 +536,19 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
 
     uint64_t drain_deadline = UINT64_MAX;
     double drain_timeout = config->drain_timeout > 0 ? config->drain_timeout : 60;
+    engine->drain_timeout_ns = (uint64_t)(drain_timeout * 1e9);
+    if (engine->blocking) {
+        engine->watchdog_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (engine->watchdog_fd < 0 ||
+            pthread_create(&engine->watchdog, NULL, watchdog_main, engine) != 0) {
+            rc = engine->watchdog_fd < 0 ? -errno : -EAGAIN;
+            goto out;
+        }
+        engine->watchdog_started = true;
+    }
     for (;;) {
+        if (atomic_load_explicit(&engine->watchdog_fired, memory_order_relaxed))
+            break; /* the drain deadline passed while the loop was blocked: abandon */
         start_ops(engine);
         if (engine->ops->poll)
             engine->ops->poll(target, cm_now_ns());
@@ -471,8 +564,13 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
         }
         if (now >= engine->stop_ns)
             engine->no_more_work = true;
-        if (engine->no_more_work && drain_deadline == UINT64_MAX)
-            drain_deadline = now + (uint64_t)(drain_timeout * 1e9);
+        if (engine->no_more_work && drain_deadline == UINT64_MAX) {
+            drain_deadline = now + engine->drain_timeout_ns;
+            if (engine->watchdog_started) {
+                atomic_store(&engine->published_deadline, drain_deadline);
+                watchdog_signal(engine);
+            }
+        }
         if (engine->in_flight == 0 && engine->no_more_work)
             break;
         if (now >= drain_deadline)
@@ -498,6 +596,13 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     summarize_series(result);
 
 out:
+    if (engine->watchdog_started) {
+        atomic_store(&engine->watchdog_exit, true);
+        watchdog_signal(engine);
+        pthread_join(engine->watchdog, NULL);
+    }
+    if (engine->watchdog_fd >= 0)
+        close(engine->watchdog_fd);
     if (result->drained || engine->in_flight == 0) {
         for (unsigned i = 0; i < initialized; i++)
             if (ops->slot_fini)

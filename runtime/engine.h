@@ -5,9 +5,11 @@
  * per-second series.
  *
  * Threading: the engine loop runs on the calling thread. Targets whose libraries complete
- * ops on their own threads (librados, librbd) call cm_engine_complete() from there; it only
- * timestamps, pushes onto a lock-free queue and wakes the loop. Everything else (accounting,
- * verification, resubmission) happens on the loop thread. */
+ * ops on their own threads (librbd) call cm_engine_complete() from there; it only
+ * timestamps, pushes onto a lock-free queue and wakes the loop. Targets with a block hook
+ * (librados) instead let the loop wait for their oldest op itself and report completions
+ * from the loop thread; a watchdog thread bounds that wait by the drain deadline.
+ * Everything else (accounting, verification, resubmission) happens on the loop thread. */
 #ifndef CEPHMARK_ENGINE_H
 #define CEPHMARK_ENGINE_H
 
@@ -67,6 +69,20 @@ struct cm_target_ops {
     /* Optional: a file descriptor the loop waits on (e.g. librbd's event fd, curl), with
      * poll called when it becomes readable. -1 or NULL for none. */
     int (*wait_fd)(void *self);
+    /* Optional pair (both or neither; NULL in targets written before them), for libraries
+     * whose completions can be waited for on the loop thread without a callback thread
+     * (librados completions created without a callback): one wake-up per op fewer.
+     * block: called on the loop thread instead of sleeping when ops are in flight, no
+     * precise deadline is due and the run is closed loop (cm_engine_blocking); it waits
+     * until at least one in-flight op has completed and calls cm_engine_complete for
+     * every op it finds done (poll should do the same without waiting). It may return
+     * early; it must return after cancel_block.
+     * cancel_block: called from the engine's watchdog thread when the drain deadline of a
+     * stopped or interrupted run has passed while the loop may be blocked; it makes a
+     * block in progress return soon (e.g. by cancelling the op it waits for). The engine
+     * then abandons the ops still in flight, as after any drain timeout. */
+    void (*block)(void *self);
+    void (*cancel_block)(void *self);
 };
 
 struct cm_engine_second; /* below */
@@ -145,6 +161,11 @@ void cm_engine_result_free(struct cm_engine_result *result);
 /* Thread-safe completion: stamps the end time, records the result and wakes the loop.
  * Call it exactly once per submitted op, from any thread. */
 void cm_engine_complete(struct cm_op *op, int64_t result);
+
+/* Whether this run calls the target's block hook instead of sleeping (the target has one
+ * and the run is closed loop). A target asks from slot_init or submit, and when it is
+ * false it must report completions itself (cm_engine_complete from its threads). */
+bool cm_engine_blocking(const struct cm_op *op);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t cm_now_ns(void);
