@@ -12,6 +12,11 @@
 #define PATTERN_SLACK ((size_t)1 << 20)
 /* Bodies are copied and checksummed in pieces that stay in L1/L2 between the two passes. */
 #define FILL_CHUNK ((size_t)64 * 1024)
+/* The pattern's CRC prefix table has one entry per CRC_GRAIN bytes; bodies of at least
+ * CRC_BY_TABLE bytes get their crc32c from it (a few combines and at most 2 grains read)
+ * instead of a pass over the body. */
+#define CRC_GRAIN    ((size_t)4096)
+#define CRC_BY_TABLE ((size_t)64 * 1024)
 
 #define OFF_MAGIC      0
 #define OFF_VERSION    4
@@ -35,7 +40,10 @@ _Static_assert(OFF_NAME + CM_PAYLOAD_NAME_MAX == CM_PAYLOAD_HEADER_SIZE, "header
 struct cm_payload {
     uint64_t seed;
     size_t pattern_size;
+    size_t max_block;
     unsigned char *pattern;
+    /* prefix_crc[i]: crc32c of pattern[0, i * CRC_GRAIN) */
+    uint32_t *prefix_crc;
 };
 
 static void put_le16(unsigned char *p, uint16_t v)
@@ -125,13 +133,20 @@ cm_payload *cm_payload_new(uint64_t seed, size_t max_block)
         return NULL;
     }
     p->seed = seed;
+    p->max_block = max_block;
     p->pattern_size = (max_block + PATTERN_SLACK + 7) & ~(size_t)7;
     p->pattern = malloc(p->pattern_size);
-    if (!p->pattern) {
-        free(p);
+    size_t grains = p->pattern_size / CRC_GRAIN;
+    p->prefix_crc = malloc((grains + 1) * sizeof *p->prefix_crc);
+    if (!p->pattern || !p->prefix_crc) {
+        cm_payload_free(p);
         return NULL;
     }
     fill_pattern(p->pattern, p->pattern_size, seed);
+    p->prefix_crc[0] = 0;
+    for (size_t i = 0; i < grains; i++) {
+        p->prefix_crc[i + 1] = cm_crc32c(p->prefix_crc[i], p->pattern + i * CRC_GRAIN, CRC_GRAIN);
+    }
     return p;
 }
 
@@ -139,8 +154,44 @@ void cm_payload_free(cm_payload *p)
 {
     if (p) {
         free(p->pattern);
+        free(p->prefix_crc);
         free(p);
     }
+}
+
+/* crc32c of pattern[from, to) without reading it, but for the partial grains at both ends:
+ * CRC(A) and CRC(A||B) give CRC(B) = CRC(A||B) ^ shift(CRC(A), |B|), which is what
+ * cm_crc32c_combine computes when given them in that order. */
+static uint32_t range_crc(const cm_payload *p, size_t from, size_t to)
+{
+    size_t first = (from + CRC_GRAIN - 1) / CRC_GRAIN, last = to / CRC_GRAIN;
+    if (to - from < CRC_BY_TABLE || first >= last) {
+        return cm_crc32c(0, p->pattern + from, to - from);
+    }
+    size_t mid_from = first * CRC_GRAIN, mid_to = last * CRC_GRAIN;
+    uint32_t head = cm_crc32c(0, p->pattern + from, mid_from - from);
+    uint32_t mid = cm_crc32c_combine(p->prefix_crc[first], p->prefix_crc[last], mid_to - mid_from);
+    uint32_t crc = cm_crc32c_combine(head, mid, mid_to - mid_from);
+    return cm_crc32c(crc, p->pattern + mid_to, to - mid_to);
+}
+
+/* crc32c of the n-byte window of the pattern starting at start, wrapping at its end. */
+static uint32_t window_crc(const cm_payload *p, size_t start, size_t n)
+{
+    uint32_t crc = 0;
+    int first = 1;
+    while (n) {
+        size_t piece = p->pattern_size - start;
+        if (piece > n) {
+            piece = n;
+        }
+        uint32_t piece_crc = range_crc(p, start, start + piece);
+        crc = first ? piece_crc : cm_crc32c_combine(crc, piece_crc, piece);
+        first = 0;
+        n -= piece;
+        start = 0;
+    }
+    return crc;
 }
 
 static size_t window_start(const cm_payload *p, uint64_t tag, uint32_t name_crc, uint64_t offset,
@@ -189,6 +240,25 @@ static uint32_t header_crc(const unsigned char *header)
     return cm_crc32c(0, copy, sizeof copy);
 }
 
+static void put_header(unsigned char *h, const char *object, size_t name_len, uint32_t name_crc,
+                       uint64_t offset, uint64_t sequence, uint64_t run_id, size_t body_len,
+                       uint32_t body_crc)
+{
+    memset(h, 0, CM_PAYLOAD_HEADER_SIZE);
+    put_le32(h + OFF_MAGIC, CM_PAYLOAD_MAGIC);
+    put_le16(h + OFF_VERSION, CM_PAYLOAD_VERSION);
+    put_le16(h + OFF_HEADER_LEN, CM_PAYLOAD_HEADER_SIZE);
+    put_le64(h + OFF_RUN_ID, run_id);
+    put_le64(h + OFF_SEQUENCE, sequence);
+    put_le64(h + OFF_OFFSET, offset);
+    put_le64(h + OFF_BODY_LEN, body_len);
+    put_le32(h + OFF_BODY_CRC, body_crc);
+    put_le32(h + OFF_NAME_CRC, name_crc);
+    put_le16(h + OFF_NAME_LEN, name_len > UINT16_MAX ? UINT16_MAX : (uint16_t)name_len);
+    memcpy(h + OFF_NAME, object, name_len < CM_PAYLOAD_NAME_MAX ? name_len : CM_PAYLOAD_NAME_MAX);
+    put_le32(h + OFF_HEADER_CRC, header_crc(h));
+}
+
 void cm_payload_fill(const cm_payload *p, unsigned char *buf, size_t len, const char *object,
                      uint64_t offset, uint64_t sequence, uint64_t run_id)
 {
@@ -205,22 +275,94 @@ void cm_payload_fill(const cm_payload *p, unsigned char *buf, size_t len, const 
 
     size_t body_len = len - CM_PAYLOAD_HEADER_SIZE;
     size_t start = window_start(p, WINDOW_TAG_FULL, name_crc, offset, sequence);
-    uint32_t body_crc = copy_window(p, buf + CM_PAYLOAD_HEADER_SIZE, start, body_len, 1);
+    uint32_t body_crc;
+    if (body_len >= CRC_BY_TABLE) {
+        copy_window(p, buf + CM_PAYLOAD_HEADER_SIZE, start, body_len, 0);
+        body_crc = window_crc(p, start, body_len);
+    } else {
+        body_crc = copy_window(p, buf + CM_PAYLOAD_HEADER_SIZE, start, body_len, 1);
+    }
+    put_header(buf, object, name_len, name_crc, offset, sequence, run_id, body_len, body_crc);
+}
 
-    unsigned char *h = buf;
-    memset(h, 0, CM_PAYLOAD_HEADER_SIZE);
-    put_le32(h + OFF_MAGIC, CM_PAYLOAD_MAGIC);
-    put_le16(h + OFF_VERSION, CM_PAYLOAD_VERSION);
-    put_le16(h + OFF_HEADER_LEN, CM_PAYLOAD_HEADER_SIZE);
-    put_le64(h + OFF_RUN_ID, run_id);
-    put_le64(h + OFF_SEQUENCE, sequence);
-    put_le64(h + OFF_OFFSET, offset);
-    put_le64(h + OFF_BODY_LEN, body_len);
-    put_le32(h + OFF_BODY_CRC, body_crc);
-    put_le32(h + OFF_NAME_CRC, name_crc);
-    put_le16(h + OFF_NAME_LEN, name_len > UINT16_MAX ? UINT16_MAX : (uint16_t)name_len);
-    memcpy(h + OFF_NAME, object, name_len < CM_PAYLOAD_NAME_MAX ? name_len : CM_PAYLOAD_NAME_MAX);
-    put_le32(h + OFF_HEADER_CRC, header_crc(h));
+struct cm_payload_stage {
+    const cm_payload *p;
+    /* CM_PAYLOAD_HEADER_SIZE bytes of headroom, the pattern, then its first max_block bytes
+     * again, so that every window of up to max_block bytes is contiguous */
+    unsigned char *storage;
+    unsigned char *pattern; /* storage + CM_PAYLOAD_HEADER_SIZE */
+    unsigned char *header;  /* where the current op's header was written, or NULL */
+    unsigned char saved[CM_PAYLOAD_HEADER_SIZE];
+    unsigned char *scratch; /* ops that do not fit the staged pattern are filled here */
+    size_t scratch_size;
+};
+
+cm_payload_stage *cm_payload_stage_new(const cm_payload *p)
+{
+    cm_payload_stage *s = calloc(1, sizeof *s);
+    if (!s) {
+        return NULL;
+    }
+    s->p = p;
+    s->storage = malloc(CM_PAYLOAD_HEADER_SIZE + p->pattern_size + p->max_block);
+    if (!s->storage) {
+        free(s);
+        return NULL;
+    }
+    memset(s->storage, 0, CM_PAYLOAD_HEADER_SIZE);
+    s->pattern = s->storage + CM_PAYLOAD_HEADER_SIZE;
+    memcpy(s->pattern, p->pattern, p->pattern_size);
+    memcpy(s->pattern + p->pattern_size, p->pattern, p->max_block);
+    return s;
+}
+
+void cm_payload_stage_free(cm_payload_stage *s)
+{
+    if (s) {
+        cm_payload_stage_release(s);
+        free(s->storage);
+        free(s->scratch);
+        free(s);
+    }
+}
+
+const unsigned char *cm_payload_stage_op(cm_payload_stage *s, size_t len, const char *object,
+                                         uint64_t offset, uint64_t sequence, uint64_t run_id)
+{
+    const cm_payload *p = s->p;
+    cm_payload_stage_release(s);
+    if (len < CM_PAYLOAD_HEADER_SIZE || len - CM_PAYLOAD_HEADER_SIZE > p->max_block) {
+        if (!s->scratch || len > s->scratch_size) {
+            unsigned char *grown = realloc(s->scratch, len ? len : 1);
+            if (!grown) {
+                return NULL;
+            }
+            s->scratch = grown;
+            s->scratch_size = len;
+        }
+        cm_payload_fill(p, s->scratch, len, object, offset, sequence, run_id);
+        return s->scratch;
+    }
+    if (!object) {
+        object = "";
+    }
+    size_t name_len = strlen(object);
+    uint32_t name_crc = cm_crc32c(0, object, name_len);
+    size_t body_len = len - CM_PAYLOAD_HEADER_SIZE;
+    size_t start = window_start(p, WINDOW_TAG_FULL, name_crc, offset, sequence);
+    uint32_t body_crc = window_crc(p, start, body_len);
+    s->header = s->pattern + start - CM_PAYLOAD_HEADER_SIZE;
+    memcpy(s->saved, s->header, CM_PAYLOAD_HEADER_SIZE);
+    put_header(s->header, object, name_len, name_crc, offset, sequence, run_id, body_len, body_crc);
+    return s->header;
+}
+
+void cm_payload_stage_release(cm_payload_stage *s)
+{
+    if (s->header) {
+        memcpy(s->header, s->saved, CM_PAYLOAD_HEADER_SIZE);
+        s->header = NULL;
+    }
 }
 
 cm_payload_error_kind cm_payload_decode(const unsigned char *buf, size_t len, cm_payload_header *h)

@@ -24,7 +24,9 @@
  * Two ops share a body only when their windows collide (about 1 in a million with the 1 MiB of
  * slack), and every body is random data that no compressor can shrink.
  * The header must lead each op buffer, so the body cannot be a pointer into the pattern; it is
- * copied, and its crc32c computed on the copy while it is still in cache.
+ * copied, and its crc32c computed on the copy while it is still in cache (bodies of 64 KiB
+ * and more: derived from a table of the pattern's CRCs, without a pass). cm_payload_stage
+ * avoids the copy for libraries that copy anyway.
  *
  * Ops shorter than the header (including 0 bytes) carry no header: they are a pattern window
  * chosen by (run id, object, offset), without the sequence, and verification regenerates and
@@ -55,6 +57,28 @@ void cm_payload_free(cm_payload *p);
  * len < CM_PAYLOAD_HEADER_SIZE. object is a NUL-terminated name (NULL means ""). */
 void cm_payload_fill(const cm_payload *p, unsigned char *buf, size_t len, const char *object,
                      uint64_t offset, uint64_t sequence, uint64_t run_id);
+
+/* A staging area for writers whose library copies an op's bytes before the write call
+ * returns (the librados C API does): the op is assembled in place in a private copy of the
+ * pattern, its header written over the bytes just before the body's window (saved, and put
+ * back by cm_payload_stage_release), so the body is never copied by cephmark, and its
+ * crc32c is derived from precomputed CRCs of the pattern (crc32c combine) instead of a
+ * pass over it. The bytes are exactly those cm_payload_fill writes. A stage costs the
+ * pattern's size plus max_block of memory, and belongs to one thread. */
+typedef struct cm_payload_stage cm_payload_stage;
+
+cm_payload_stage *cm_payload_stage_new(const cm_payload *p);
+void cm_payload_stage_free(cm_payload_stage *s);
+
+/* The len bytes of one op, valid until cm_payload_stage_release or the next op; NULL if out
+ * of memory (ops longer than max_block + header, or shorter than a header, are filled into
+ * a scratch buffer). */
+const unsigned char *cm_payload_stage_op(cm_payload_stage *s, size_t len, const char *object,
+                                         uint64_t offset, uint64_t sequence, uint64_t run_id);
+
+/* Puts the pattern bytes under the last op's header back; call it as soon as the library
+ * has taken its copy. Idempotent. */
+void cm_payload_stage_release(cm_payload_stage *s);
 
 typedef enum cm_payload_error_kind {
     CM_PAYLOAD_OK = 0,

@@ -463,6 +463,63 @@ static void test_incompressible(const cm_payload *p)
     free(buf);
 }
 
+/* A stage must produce exactly the bytes cm_payload_fill writes, for every size (short ops,
+ * bodies checksummed by table, ops longer than max_block), and put the pattern back after
+ * each op: thousands of small ops over the same pattern would disagree otherwise. */
+static void test_stage_matches_fill(const cm_payload *p)
+{
+    cm_payload_stage *stage = cm_payload_stage_new(p);
+    CHECK(stage != NULL);
+    if (!stage) {
+        return;
+    }
+    const size_t sizes[] = {0,
+                            1,
+                            H - 1,
+                            H,
+                            H + 1,
+                            4096,
+                            65536 + H,
+                            1 << 20,
+                            4 << 20,
+                            (4 << 20) + H,
+                            (4 << 20) + H + 1,
+                            (9 << 20) + 5};
+    unsigned char *expected = xmalloc((9 << 20) + 5);
+    int mismatches = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        for (uint64_t seq = 0; seq < 8; seq++) {
+            const unsigned char *got =
+                cm_payload_stage_op(stage, sizes[i], "stage_obj", 4096 * i, seq, test_run);
+            cm_payload_fill(p, expected, sizes[i], "stage_obj", 4096 * i, seq, test_run);
+            if (got == NULL || memcmp(got, expected, sizes[i]) != 0) {
+                fprintf(stderr, "size %zu seq %llu differs\n", sizes[i], (unsigned long long)seq);
+                mismatches++;
+            }
+            if (got && sizes[i] >= H) {
+                mismatches += cm_payload_verify(p, got, sizes[i], "stage_obj", 4096 * i, test_run,
+                                                0, NULL) != CM_PAYLOAD_OK;
+            }
+            cm_payload_stage_release(stage);
+        }
+    }
+    CHECK_MSG(mismatches == 0, "%d staged ops differ from cm_payload_fill", mismatches);
+    mismatches = 0;
+    for (uint64_t seq = 0; seq < 20000; seq++) {
+        const unsigned char *got =
+            cm_payload_stage_op(stage, 4096, "small", seq * 4096, seq, test_run);
+        cm_payload_fill(p, expected, 4096, "small", seq * 4096, seq, test_run);
+        mismatches += got == NULL || memcmp(got, expected, 4096) != 0;
+        /* every other op without an explicit release: the next op releases it */
+        if (seq % 2) {
+            cm_payload_stage_release(stage);
+        }
+    }
+    CHECK_MSG(mismatches == 0, "%d of 20000 staged 4 KiB ops differ", mismatches);
+    free(expected);
+    cm_payload_stage_free(stage);
+}
+
 int main(void)
 {
     test_crc_vectors();
@@ -482,6 +539,7 @@ int main(void)
     test_multi_op_buffer(p);
     test_bodies_differ(p);
     test_incompressible(p);
+    test_stage_matches_fill(p);
     cm_payload_free(p);
     cm_payload_free(NULL);
     return check_summary("payload");
