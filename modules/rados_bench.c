@@ -1,6 +1,7 @@
-/* The rados target of the op engine; see rados_bench.h. librados completes ops on its
- * finisher thread, where the callback only hands the op to the engine; releasing the
- * completion and verifying data happen on the engine's loop thread. */
+/* The rados target of the op engine; see rados_bench.h. In closed loop the engine waits
+ * for librados completions itself (no callbacks: see bench_block); in open loop librados
+ * completes ops on its finisher thread, where the callback only hands the op to the
+ * engine. Releasing the completion and verifying data happen on the engine's loop thread. */
 #include "splitmix.h"
 #include "rados_bench.h"
 
@@ -15,7 +16,9 @@
 
 struct bench_slot {
     rados_completion_t completion;
-    unsigned char *buffer;
+    struct cm_op *op;
+    struct bench_slot *prev, *next; /* in flight, in submission order (blocking mode) */
+    unsigned char *buffer;          /* reads only; writes come from the payload stage */
     uint64_t offset;
     char object[160];
 };
@@ -44,12 +47,17 @@ static int bench_slot_init(void *self, struct cm_op *op)
     struct bench_slot *slot = calloc(1, sizeof *slot);
     if (!slot)
         return -ENOMEM;
-    if (bench->op != CM_RADOS_REMOVE) {
-        slot->buffer = aligned_alloc(4096, (bench->meta.block_size + 4095) / 4096 * 4096);
+    slot->op = op;
+    bench->blocking = cm_engine_blocking(op);
+    if (bench->op == CM_RADOS_SEQ || bench->op == CM_RADOS_RAND) {
+        size_t size = (bench->meta.block_size + 4095) / 4096 * 4096;
+        slot->buffer = aligned_alloc(4096, size);
         if (!slot->buffer) {
             free(slot);
             return -ENOMEM;
         }
+        /* fault the pages in now, not during the run */
+        memset(slot->buffer, 0, size);
     }
     op->target_slot = slot;
     return 0;
@@ -66,10 +74,104 @@ static void bench_slot_fini(void *self, struct cm_op *op)
     }
 }
 
-/* librados's finisher thread: nothing but hand-over (see engine.h). */
+/* librados's finisher thread, when the engine does not block (open loop): nothing but
+ * hand-over (see engine.h). */
 static void bench_completed(rados_completion_t completion, void *arg)
 {
     cm_engine_complete(arg, rados_aio_get_return_value(completion));
+}
+
+static int create_completion(struct cm_rados_bench *bench, struct cm_op *op,
+                             struct bench_slot *slot)
+{
+    /* blocking mode: no callback, so librados never hops to its finisher thread; the loop
+     * learns of completions by waiting and asking (bench_block, bench_poll) */
+    if (bench->blocking)
+        return rados_aio_create_completion2(NULL, NULL, &slot->completion);
+    return rados_aio_create_completion2(op, bench_completed, &slot->completion);
+}
+
+static void link_newest(struct cm_rados_bench *bench, struct bench_slot *slot)
+{
+    slot->next = NULL;
+    slot->prev = bench->newest;
+    if (bench->newest)
+        bench->newest->next = slot;
+    else
+        bench->oldest = slot;
+    bench->newest = slot;
+}
+
+static void unlink_slot(struct cm_rados_bench *bench, struct bench_slot *slot)
+{
+    if (slot->prev)
+        slot->prev->next = slot->next;
+    else
+        bench->oldest = slot->next;
+    if (slot->next)
+        slot->next->prev = slot->prev;
+    else
+        bench->newest = slot->prev;
+    slot->prev = slot->next = NULL;
+}
+
+/* Hands every finished in-flight op to the engine, oldest first. */
+static void report_completed(struct cm_rados_bench *bench)
+{
+    struct bench_slot *slot = bench->oldest;
+    while (slot) {
+        struct bench_slot *next = slot->next;
+        if (rados_aio_is_complete(slot->completion)) {
+            unlink_slot(bench, slot);
+            cm_engine_complete(slot->op, rados_aio_get_return_value(slot->completion));
+        }
+        slot = next;
+    }
+}
+
+static void bench_poll(void *self, uint64_t now_ns)
+{
+    (void)now_ns;
+    struct cm_rados_bench *bench = self;
+    if (bench->blocking)
+        report_completed(bench);
+}
+
+/* Sleeps in librados until the oldest op completes (one wake-up: the messenger thread
+ * signals the completion's condition variable), then reports it and whatever else has
+ * finished meanwhile. An op that finished while the loop waited for an older one is
+ * timestamped now: its latency is overstated by at most the older op's remaining time. */
+static void bench_block(void *self)
+{
+    struct cm_rados_bench *bench = self;
+    struct bench_slot *oldest = bench->oldest;
+    if (!oldest)
+        return;
+    pthread_mutex_lock(&bench->block_lock);
+    if (bench->block_cancelled) {
+        pthread_mutex_unlock(&bench->block_lock);
+        return;
+    }
+    bench->blocked_on = oldest->completion;
+    pthread_mutex_unlock(&bench->block_lock);
+    rados_aio_wait_for_complete(oldest->completion);
+    pthread_mutex_lock(&bench->block_lock);
+    bench->blocked_on = NULL;
+    pthread_mutex_unlock(&bench->block_lock);
+    report_completed(bench);
+}
+
+/* The engine's watchdog thread, once the drain deadline has passed: cancelling the op the
+ * loop waits for completes it (-ECANCELED) and so ends the wait; later blocks return at
+ * once. The lock keeps the completion alive while it is cancelled. */
+static void bench_cancel_block(void *self)
+{
+    struct cm_rados_bench *bench = self;
+    pthread_mutex_lock(&bench->block_lock);
+    bench->block_cancelled = true;
+    if (bench->blocked_on)
+        rados_aio_cancel(bench->io, bench->blocked_on);
+    pthread_mutex_unlock(&bench->block_lock);
 }
 
 static int bench_submit(void *self, struct cm_op *op)
@@ -105,7 +207,7 @@ static int bench_submit(void *self, struct cm_op *op)
         }
         op->kind = CM_OP_REMOVE;
         op->length = 0;
-        if ((rc = rados_aio_create_completion2(op, bench_completed, &slot->completion)) < 0)
+        if ((rc = create_completion(bench, op, slot)) < 0)
             return rc;
         rc = rados_aio_remove(bench->io, slot->object, slot->completion);
         goto submitted;
@@ -114,18 +216,22 @@ static int bench_submit(void *self, struct cm_op *op)
     object_name(bench, block / per_object, slot->object, sizeof slot->object);
     slot->offset = (block % per_object) * meta->block_size;
     op->length = meta->block_size;
-    if ((rc = rados_aio_create_completion2(op, bench_completed, &slot->completion)) < 0)
+    if ((rc = create_completion(bench, op, slot)) < 0)
         return rc;
     if (bench->op == CM_RADOS_WRITE) {
         op->kind = CM_OP_WRITE;
-        cm_payload_fill(bench->payload, slot->buffer, meta->block_size, slot->object, slot->offset,
-                        op->sequence, meta->run_id);
-        if (per_object == 1)
-            rc = rados_aio_write_full(bench->io, slot->object, slot->completion,
-                                      (const char *)slot->buffer, meta->block_size);
+        /* librados copies the data before returning, so it is assembled in place */
+        const char *data = (const char *)cm_payload_stage_op(
+            bench->stage, meta->block_size, slot->object, slot->offset, op->sequence, meta->run_id);
+        if (!data)
+            rc = -ENOMEM;
+        else if (per_object == 1)
+            rc = rados_aio_write_full(bench->io, slot->object, slot->completion, data,
+                                      meta->block_size);
         else
-            rc = rados_aio_write(bench->io, slot->object, slot->completion,
-                                 (const char *)slot->buffer, meta->block_size, slot->offset);
+            rc = rados_aio_write(bench->io, slot->object, slot->completion, data, meta->block_size,
+                                 slot->offset);
+        cm_payload_stage_release(bench->stage);
     } else {
         op->kind = CM_OP_READ;
         rc = rados_aio_read(bench->io, slot->object, slot->completion, (char *)slot->buffer,
@@ -135,6 +241,8 @@ submitted:
     if (rc < 0) {
         rados_aio_release(slot->completion);
         slot->completion = NULL;
+    } else if (bench->blocking) {
+        link_newest(bench, slot);
     }
     return rc;
 }
@@ -168,6 +276,9 @@ const struct cm_target_ops cm_rados_bench_ops = {
     .slot_fini = bench_slot_fini,
     .submit = bench_submit,
     .complete = bench_complete,
+    .poll = bench_poll,
+    .block = bench_block,
+    .cancel_block = bench_cancel_block,
 };
 
 int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_rados_bench_op op,
@@ -180,6 +291,7 @@ int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_
     bench->meta = *meta;
     bench->verify = verify;
     bench->rng = meta->run_id ^ cm_rados_new_run_id();
+    pthread_mutex_init(&bench->block_lock, NULL);
     if (op != CM_RADOS_REMOVE) {
         if (meta->block_size == 0 || meta->object_size < meta->block_size) {
             snprintf(error, error_size,
@@ -193,7 +305,11 @@ int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_
             return -ENOENT;
         }
         bench->payload = cm_payload_new(meta->run_id, (size_t)meta->block_size);
-        if (!bench->payload) {
+        if (bench->payload && op == CM_RADOS_WRITE)
+            bench->stage = cm_payload_stage_new(bench->payload);
+        if (!bench->payload || (op == CM_RADOS_WRITE && !bench->stage)) {
+            cm_payload_free(bench->payload);
+            bench->payload = NULL;
             snprintf(error, error_size, "out of memory for a %" PRIu64 "-byte payload",
                      meta->block_size);
             return -ENOMEM;
@@ -204,8 +320,11 @@ int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_
 
 void cm_rados_bench_fini(struct cm_rados_bench *bench)
 {
+    cm_payload_stage_free(bench->stage);
+    bench->stage = NULL;
     cm_payload_free(bench->payload);
     bench->payload = NULL;
+    pthread_mutex_destroy(&bench->block_lock);
 }
 
 int cm_rados_meta_write(rados_ioctx_t io, const char *run_name,

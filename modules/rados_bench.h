@@ -7,6 +7,7 @@
 #include "engine.h"
 #include "payload.h"
 
+#include <pthread.h>
 #include <rados/librados.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +28,8 @@ struct cm_rados_run_meta {
 
 #define CM_RADOS_VERIFY_ERRORS_KEPT 8
 
+struct bench_slot;
+
 struct cm_rados_bench {
     rados_ioctx_t io;
     enum cm_rados_bench_op op;
@@ -37,6 +40,17 @@ struct cm_rados_bench {
     /* remove by name list (cleanup by prefix) instead of by metadata */
     char **names;
     size_t n_names;
+    /* writes: ops assembled in place (librados copies them before the call returns) */
+    cm_payload_stage *stage;
+    /* When the engine blocks in the target (cm_engine_blocking): completions have no
+     * callback, the in-flight ops are kept in submission order, and the loop waits for the
+     * oldest. blocked_on and block_cancelled are shared with the engine's watchdog thread,
+     * under block_lock. */
+    bool blocking;
+    struct bench_slot *oldest, *newest;
+    pthread_mutex_t block_lock;
+    rados_completion_t blocked_on;
+    bool block_cancelled;
     /* the first verify failures, for the report */
     char verify_errors[CM_RADOS_VERIFY_ERRORS_KEPT][384];
     unsigned n_verify_errors;
