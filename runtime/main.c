@@ -26,6 +26,8 @@ static const char usage_text[] =
     "                            remove a benchmark run's objects, like `rados cleanup`\n"
     "  rbd-bench [POOL/]IMAGE --io-type read|write|readwrite [options]\n"
     "                            a drop-in for `rbd bench`, with percentiles\n"
+    "  swift-bench [OPTIONS] [CONF_FILE]\n"
+    "                            a drop-in for swift-bench (Swift on radosgw), with percentiles\n"
     "  help [COMMAND]            show help for a command\n"
     "\n"
     "options:\n"
@@ -58,7 +60,7 @@ static const char run_usage_text[] =
 
 /* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
 static const char *const stdlib_commands[] = {"cluster", "rados-bench", "rados-cleanup",
-                                              "rbd-bench", NULL};
+                                              "rbd-bench", "swift-bench", NULL};
 
 static int usage_error(const char *fmt, const char *arg)
 {
