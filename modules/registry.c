@@ -2,12 +2,14 @@
 #include "registry.h"
 
 const struct cm_c_module cm_c_modules[] = {
+    {"cephmark.disk", luaopen_cephmark_disk},
     {"cephmark.json", luaopen_cephmark_json},
     {"cephmark.null", luaopen_cephmark_null},
     {"cephmark.rados", luaopen_cephmark_rados},
     {"cephmark.rbd", luaopen_cephmark_rbd},
     {"cephmark.s3", luaopen_cephmark_s3},
     {"cephmark.swift", luaopen_cephmark_swift},
+    {"cephmark.socket", luaopen_cephmark_socket},
     {"cephmark.sys", luaopen_cephmark_sys},
     {"cephmark.workers", luaopen_cephmark_workers},
     {"cephmark.yaml", luaopen_cephmark_yaml},

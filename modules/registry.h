@@ -11,12 +11,14 @@ struct cm_c_module {
     lua_CFunction open;
 };
 
+int luaopen_cephmark_disk(lua_State *L);
 int luaopen_cephmark_json(lua_State *L);
 int luaopen_cephmark_null(lua_State *L);
 int luaopen_cephmark_rados(lua_State *L);
 int luaopen_cephmark_rbd(lua_State *L);
 int luaopen_cephmark_s3(lua_State *L);
 int luaopen_cephmark_swift(lua_State *L);
+int luaopen_cephmark_socket(lua_State *L);
 int luaopen_cephmark_sys(lua_State *L);
 int luaopen_cephmark_workers(lua_State *L);
 int luaopen_cephmark_yaml(lua_State *L);

@@ -1,0 +1,79 @@
+/* The file target of the op engine: sequential or random reads and writes of one block size
+ * on a regular file or a block device, with O_DIRECT and aligned buffers, optional fsync or
+ * fdatasync per write or at the end, and two ways to keep ops in flight:
+ *
+ *   io_uring  `depth` ops queued on one ring. submit() only prepares an SQE; poll() (which
+ *             the engine calls right after each round of submits) hands every prepared SQE
+ *             to the kernel in one io_uring_enter and reaps the CQ ring. The loop sleeps on
+ *             the ring's own fd (wait_fd), which is readable while CQEs wait: no eventfd to
+ *             read and re-arm per wake-up.
+ *   sync      pread/pwrite inside submit(), one op at a time (the fallback when io_uring is
+ *             unavailable, and fio's psync for comparisons).
+ *
+ * Pure C, no Lua. Nothing here allocates per op. */
+#ifndef CEPHMARK_DISK_FILE_H
+#define CEPHMARK_DISK_FILE_H
+
+#include "engine.h"
+
+#include <liburing.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cm_disk_engine { CM_DISK_AUTO, CM_DISK_IO_URING, CM_DISK_SYNC };
+enum cm_disk_sync { CM_DISK_SYNC_NONE, CM_DISK_FSYNC, CM_DISK_FDATASYNC };
+
+struct cm_disk_options {
+    const char *path;
+    bool write;  /* writes (else reads) */
+    bool random; /* random offsets (else sequential, wrapping at `size`) */
+    uint64_t block_size;
+    uint64_t size; /* the region ops fall in: 0 = the file's or device's size */
+    bool direct;   /* O_DIRECT */
+    enum cm_disk_engine engine;
+    enum cm_disk_sync sync;  /* after writes: none, fsync or fdatasync */
+    bool sync_each;          /* after every write (else once at the end, by cm_disk_sync_end) */
+    bool allow_block_device; /* writes to a block device must be asked for */
+    unsigned depth;
+    uint64_t seed; /* random offsets; 0: from the clock */
+};
+
+struct cm_disk {
+    struct cm_disk_options options;
+    int fd;
+    bool block_device;
+    bool created;       /* the file did not exist before cm_disk_open */
+    bool use_uring;     /* the engine actually used */
+    char fallback[160]; /* why io_uring was not used under CM_DISK_AUTO, else empty */
+    uint64_t size;      /* the region ops fall in */
+    uint64_t blocks;    /* size / block_size */
+    uint64_t next_block;
+    uint64_t rng;
+    uint64_t alignment;     /* O_DIRECT offset and length alignment */
+    unsigned char *buffers; /* depth aligned buffers of block_size, filled with a pattern */
+    struct io_uring ring;
+    bool ring_ready;
+    unsigned pending;        /* SQEs prepared and not yet submitted */
+    uint64_t prepared_bytes; /* a read target's layout written by cm_disk_open */
+    double prepare_seconds;
+};
+
+extern const struct cm_target_ops cm_disk_ops;
+
+/* Opens the path and prepares a run: checks it is a file or block device, refuses writes
+ * to block devices unless allowed and to mounted (or otherwise claimed) ones always,
+ * checks O_DIRECT support and block alignment, sizes the region (a write's file is
+ * preallocated, a read's is laid out with data first when it is shorter than the region),
+ * and sets up io_uring or the sync path. Returns 0, or -errno with one sentence in `error`. */
+int cm_disk_open(struct cm_disk *disk, const struct cm_disk_options *options, char *error,
+                 size_t error_size);
+/* The final fsync/fdatasync of a run whose sync is at the end; its seconds, or < 0 on
+ * failure (-errno in *rc). */
+double cm_disk_sync_end(struct cm_disk *disk, int *rc);
+void cm_disk_close(struct cm_disk *disk);
+
+/* Writes 3 to /proc/sys/vm/drop_caches after sync(). 0, or -errno with a sentence. */
+int cm_disk_drop_caches(char *error, size_t error_size);
+
+#endif

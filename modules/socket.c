@@ -1,0 +1,266 @@
+/* The `cephmark.socket` Lua module: socket.bench, an iperf-like TCP bandwidth test (streams,
+ * direction, buffer size; bits/s per second, retransmits from TCP_INFO) or a
+ * request/response latency test, run by the op engine against a `cephmark netserver`; and
+ * socket.serve, that server (socket_net.c). */
+#include "engine_lua.h"
+#include "interrupt.h"
+#include "lstate.h"
+#include "registry.h"
+#include "socket_net.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MIB 1048576.0
+
+static int parse_choice(lua_State *L, const char *what, const char *key, const char *value,
+                        const char *const *choices, const char *expected)
+{
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(value, choices[i]) == 0)
+            return i;
+    return luaL_error(L, "%s: unknown %s '%s' (expected %s)", what, key, value, expected);
+}
+
+static int raise_world(lua_State *L, const char *what, const char *message)
+{
+    lua_pushfstring(L, "%s: %s", what, message);
+    cm_push_user_error(L, 2, lua_tostring(L, -1));
+    return lua_error(L);
+}
+
+/* The per-second hook: samples the senders' retransmits, then runs the Lua callback. */
+struct second_tap {
+    struct cm_net_client *client;
+    bool (*next)(void *arg, const struct cm_engine_second *second);
+    void *next_arg;
+};
+
+static bool tap_second(void *arg, const struct cm_engine_second *second)
+{
+    struct second_tap *tap = arg;
+    cm_net_client_second(tap->client);
+    return tap->next ? tap->next(tap->next_arg, second) : true;
+}
+
+static void set_number(lua_State *L, const char *key, double value)
+{
+    lua_pushnumber(L, value);
+    lua_setfield(L, -2, key);
+}
+
+static void set_integer(lua_State *L, const char *key, uint64_t value)
+{
+    lua_pushinteger(L, (lua_Integer)value);
+    lua_setfield(L, -2, key);
+}
+
+/* Adds bits/s and retransmits to each second of the result's series (at the top). */
+static void annotate_series(lua_State *L, const struct cm_net_client *client)
+{
+    lua_getfield(L, -1, "series");
+    lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, -1, i);
+        lua_getfield(L, -1, "cur_mib");
+        double mib = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        set_number(L, "bits_per_second", mib * MIB * 8);
+        if ((size_t)i <= client->series_len)
+            set_integer(L, "retransmits", client->retransmits_series[i - 1]);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/* socket.bench{host=, port=, mode="stream"|"rr", direction="send"|"recv", streams=1,
+ *   buffer_size="128K", request_size=1, response_size=1, seconds=10, bytes=, ops=, warmup=,
+ *   rate=, connect_timeout=5, on_second=} -> result table */
+static int socket_bench(lua_State *L)
+{
+    static const char *const modes[] = {"stream", "rr", NULL};
+    static const char *const directions[] = {"send", "recv", NULL};
+    const char *what = "socket.bench";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    struct cm_net_options options = {0};
+    options.host = cm_lua_opt_string(L, 1, "host", NULL, what);
+    if (!options.host || !options.host[0])
+        return luaL_error(L, "%s: host is required (where `cephmark netserver` runs)", what);
+    options.port = (int)cm_lua_opt_integer(L, 1, "port", CM_NET_DEFAULT_PORT, 1, 65535, what);
+    int mode = parse_choice(L, what, "mode", cm_lua_opt_string(L, 1, "mode", "stream", what), modes,
+                            "stream or rr");
+    int direction =
+        parse_choice(L, what, "direction", cm_lua_opt_string(L, 1, "direction", "send", what),
+                     directions, "send or recv");
+    options.mode = mode == 1 ? CM_NET_RR : direction == 1 ? CM_NET_RECV : CM_NET_SEND;
+    uint64_t buffer = cm_lua_opt_size(L, 1, "buffer_size", 128 * 1024, what);
+    uint64_t request = cm_lua_opt_size(L, 1, "request_size", 1, what);
+    uint64_t response = cm_lua_opt_size(L, 1, "response_size", 1, what);
+    uint64_t first = mode == 1 ? request : buffer;
+    if (first == 0 || first > (64u << 20) || response == 0 || response > (64u << 20))
+        return luaL_error(L,
+                          "%s: buffer_size, request_size and response_size must be between 1 "
+                          "byte and 64M",
+                          what);
+    options.buffer_size = (uint32_t)first;
+    options.response_size = (uint32_t)response;
+    options.connect_timeout = cm_lua_opt_duration(L, 1, "connect_timeout", 5, what);
+    if (options.connect_timeout <= 0)
+        options.connect_timeout = 5;
+    lua_Integer streams = cm_lua_opt_integer(L, 1, "streams", 0, 0, CM_NET_MAX_STREAMS, what);
+    if (lua_getfield(L, 1, "threads") == LUA_TNIL) {
+        lua_pushinteger(L, streams ? streams : 1);
+        lua_setfield(L, 1, "threads");
+    } else if (streams) {
+        return luaL_error(L, "%s: give streams or threads, not both", what);
+    }
+    lua_pop(L, 1);
+    struct cm_engine_config config;
+    struct cm_engine_lua bridge;
+    cm_engine_lua_config(L, 1, what, 10, &config, &bridge);
+    if (config.depth > CM_NET_MAX_STREAMS) {
+        cm_engine_lua_finish(&bridge);
+        return luaL_error(L, "%s: streams must be between 1 and %d, got %d", what,
+                          CM_NET_MAX_STREAMS, (int)config.depth);
+    }
+    options.streams = config.depth;
+
+    struct cm_net_client *client = lua_newuserdatauv(L, sizeof *client, 0);
+    char error[512];
+    int rc = cm_net_client_open(client, &options, error, sizeof error);
+    if (rc < 0) {
+        cm_engine_lua_finish(&bridge);
+        return raise_world(L, what, error);
+    }
+    struct second_tap tap = {client, config.on_second, config.on_second_arg};
+    config.on_second = tap_second;
+    config.on_second_arg = &tap;
+    struct cm_engine_result result;
+    rc = cm_engine_run(&config, &cm_net_client_ops, client, &result);
+    if (rc < 0) {
+        cm_net_client_close(client);
+        cm_engine_lua_finish(&bridge);
+        return luaL_error(L, "%s: cannot start: %s", what, strerror(-rc));
+    }
+    uint32_t local_retransmits = cm_net_client_second(client);
+    char remote_error[512] = "";
+    bool interrupted = result.interrupted;
+    if (cm_net_client_finish(client, remote_error, sizeof remote_error) < 0 && interrupted)
+        remote_error[0] = '\0';
+    cm_engine_lua_push_result(L, &result, &config);
+    double elapsed = result.elapsed_s;
+    uint64_t bytes = result.bytes;
+    cm_engine_result_free(&result);
+    annotate_series(L, client);
+
+    lua_pushliteral(L, "socket");
+    lua_setfield(L, -2, "op");
+    lua_pushstring(L, modes[mode]);
+    lua_setfield(L, -2, "mode");
+    if (mode == 0) {
+        lua_pushstring(L, directions[direction]);
+        lua_setfield(L, -2, "direction");
+        set_integer(L, "buffer_size", options.buffer_size);
+    } else {
+        set_integer(L, "request_size", options.buffer_size);
+        set_integer(L, "response_size", options.response_size);
+    }
+    set_integer(L, "streams", options.streams);
+    lua_pushstring(L, client->peer);
+    lua_setfield(L, -2, "peer");
+    set_number(L, "bits_per_second", elapsed > 0 ? (double)bytes * 8 / elapsed : 0);
+    if (client->have_remote) {
+        uint64_t remote_bytes = 0, remote_ns = 0;
+        uint32_t remote_retransmits = 0;
+        for (unsigned i = 0; i < options.streams; i++) {
+            remote_bytes += client->remote[i].bytes;
+            remote_retransmits += client->remote[i].retransmits;
+            if (client->remote[i].elapsed_ns > remote_ns)
+                remote_ns = client->remote[i].elapsed_ns;
+        }
+        lua_createtable(L, 0, 4);
+        set_integer(L, "bytes", remote_bytes);
+        set_number(L, "seconds", (double)remote_ns / 1e9);
+        set_number(L, "bits_per_second",
+                   remote_ns ? (double)remote_bytes * 8 / ((double)remote_ns / 1e9) : 0);
+        set_integer(L, "retransmits", remote_retransmits);
+        lua_setfield(L, -2, "server");
+        /* TCP retransmits are the sender's: the client's own sockets, or the server's */
+        set_integer(L, "retransmits",
+                    options.mode == CM_NET_RECV ? remote_retransmits : local_retransmits);
+    } else {
+        set_integer(L, "retransmits", local_retransmits);
+    }
+    if (options.mode == CM_NET_SEND && client->have_remote) {
+        /* what arrived, as iperf's receiver line; the sender's count includes bytes still
+         * in socket buffers when the run ended */
+        lua_getfield(L, -1, "server");
+        lua_getfield(L, -1, "bits_per_second");
+        lua_setfield(L, -3, "receiver_bits_per_second");
+        lua_pop(L, 1);
+    }
+    if (remote_error[0]) {
+        lua_pushstring(L, remote_error);
+        lua_setfield(L, -2, "server_error");
+    }
+    cm_net_client_close(client);
+    cm_engine_lua_finish(&bridge);
+    return 1;
+}
+
+static void print_line(void *arg, const char *line)
+{
+    (void)arg;
+    /* from server threads: stdio locks the stream per call */
+    fprintf(stdout, "netserver: %s\n", line);
+    fflush(stdout);
+}
+
+/* socket.serve{port=, bind=, once=false, quiet=false, on_listen=function(port)} -> tests
+ * Serves until SIGINT (or after one test with once = true). */
+static int socket_serve(lua_State *L)
+{
+    const char *what = "netserver";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    struct cm_net_server_options options = {0};
+    options.port = (int)cm_lua_opt_integer(L, 1, "port", CM_NET_DEFAULT_PORT, 0, 65535, what);
+    options.bind = cm_lua_opt_string(L, 1, "bind", NULL, what);
+    options.once = cm_lua_opt_bool(L, 1, "once", 0, what);
+    if (!cm_lua_opt_bool(L, 1, "quiet", 0, what))
+        options.log = print_line;
+    struct cm_net_server *server;
+    char error[512];
+    int rc = cm_net_server_open(&server, &options, error, sizeof error);
+    if (rc < 0)
+        return raise_world(L, what, error);
+    int port = cm_net_server_port(server);
+    if (lua_getfield(L, 1, "on_listen") == LUA_TFUNCTION) {
+        lua_pushinteger(L, port);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+            cm_net_server_close(server);
+            return lua_error(L);
+        }
+    } else {
+        lua_pop(L, 1);
+    }
+    uint64_t tests = cm_net_server_run(server);
+    cm_net_server_close(server);
+    lua_pushinteger(L, (lua_Integer)tests);
+    return 1;
+}
+
+int luaopen_cephmark_socket(lua_State *L)
+{
+    static const luaL_Reg functions[] = {
+        {"bench", socket_bench},
+        {"serve", socket_serve},
+        {NULL, NULL},
+    };
+    luaL_newlib(L, functions);
+    lua_pushinteger(L, CM_NET_DEFAULT_PORT);
+    lua_setfield(L, -2, "DEFAULT_PORT");
+    return 1;
+}

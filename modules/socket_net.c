@@ -1,0 +1,892 @@
+/* TCP bandwidth and latency baselines: the client target and the server; see socket_net.h. */
+#include "socket_net.h"
+#include "interrupt.h"
+#include "splitmix.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define NET_MAGIC   0x544E4D43u /* "CMNT" */
+#define NET_VERSION 1
+#define HELLO_SIZE  64
+#define ANSWER_SIZE 16
+#define RECORD_SIZE 32
+
+enum { KIND_SINK = 1, KIND_SOURCE = 2, KIND_ECHO = 3, KIND_RESULTS = 4 };
+
+/* How long the server keeps a finished stream's figures, and how many it keeps. */
+#define RESULTS_KEPT      1024
+#define RESULTS_WAIT_NS   (10ULL * 1000000000ULL)
+#define MAX_CONNECTIONS   1024
+#define SERVER_READ_CHUNK (256u << 10)
+
+static int fail(char *error, size_t error_size, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(char *error, size_t error_size, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(error, error_size, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* ---- encoding ----------------------------------------------------------------------------- */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+struct hello {
+    uint32_t kind;
+    uint64_t test_id;
+    uint32_t stream;
+    uint32_t size;     /* SOURCE: bytes per send; ECHO: request size; RESULTS: streams */
+    uint32_t response; /* ECHO: response size */
+};
+
+static void hello_encode(unsigned char *p, const struct hello *h)
+{
+    memset(p, 0, HELLO_SIZE);
+    put32(p, NET_MAGIC);
+    p[4] = NET_VERSION;
+    put32(p + 8, h->kind);
+    put64(p + 16, h->test_id);
+    put32(p + 24, h->stream);
+    put32(p + 28, h->size);
+    put32(p + 32, h->response);
+}
+
+/* ---- blocking helpers with a deadline (handshakes, results) ------------------------------- */
+
+/* Waits until fd is ready for `events` or the deadline passes; 0, -ETIMEDOUT, -EINTR. */
+static int wait_ready(int fd, short events, uint64_t deadline_ns)
+{
+    for (;;) {
+        uint64_t now = cm_now_ns();
+        if (now >= deadline_ns)
+            return -ETIMEDOUT;
+        uint64_t left_ms = (deadline_ns - now) / 1000000 + 1;
+        struct pollfd p = {.fd = fd, .events = events};
+        int n = poll(&p, 1, left_ms > 1000 ? 1000 : (int)left_ms);
+        if (n > 0)
+            return 0;
+        if (n < 0 && errno != EINTR)
+            return -errno;
+        if (cm_interrupted())
+            return -EINTR;
+    }
+}
+
+/* Reads or writes exactly `length` bytes on a non-blocking fd before the deadline. */
+static int transfer_all(int fd, void *buffer, size_t length, bool writing, uint64_t deadline_ns)
+{
+    size_t done = 0;
+    while (done < length) {
+        ssize_t n = writing ? send(fd, (char *)buffer + done, length - done, MSG_NOSIGNAL)
+                            : recv(fd, (char *)buffer + done, length - done, 0);
+        if (n > 0) {
+            done += (size_t)n;
+            continue;
+        }
+        if (n == 0)
+            return -ECONNRESET;
+        if (errno != EAGAIN && errno != EINTR)
+            return -errno;
+        int rc = wait_ready(fd, writing ? POLLOUT : POLLIN, deadline_ns);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static void set_nonblocking(int fd, bool on)
+{
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
+}
+
+static uint32_t total_retransmits(int fd)
+{
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) < 0)
+        return 0;
+    return info.tcpi_total_retrans;
+}
+
+/* ---- the client --------------------------------------------------------------------------- */
+
+struct cm_net_stream {
+    int fd;
+    struct cm_op *op;
+    unsigned char *buffer;
+    uint32_t done;  /* bytes of the current op's phase moved */
+    bool active;    /* an op is in flight */
+    bool receiving; /* rr: the request went out, the response is being read */
+    bool blocked;   /* waiting for epoll */
+    struct cm_net_client *client;
+};
+
+/* Connects one socket to the resolved address within the deadline. */
+static int connect_one(const struct addrinfo *ai, uint64_t deadline_ns, int *fd_out)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+    if (fd < 0)
+        return -errno;
+    int rc = 0;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+        if (errno != EINPROGRESS) {
+            rc = -errno;
+        } else if ((rc = wait_ready(fd, POLLOUT, deadline_ns)) == 0) {
+            int so_error = 0;
+            socklen_t length = sizeof so_error;
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &length);
+            rc = -so_error;
+        }
+    }
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    *fd_out = fd;
+    return 0;
+}
+
+static int handshake(int fd, const struct hello *h, uint64_t deadline_ns)
+{
+    unsigned char message[HELLO_SIZE];
+    hello_encode(message, h);
+    int rc = transfer_all(fd, message, HELLO_SIZE, true, deadline_ns);
+    if (rc < 0)
+        return rc;
+    unsigned char answer[ANSWER_SIZE];
+    rc = transfer_all(fd, answer, ANSWER_SIZE, false, deadline_ns);
+    if (rc < 0)
+        return rc == -ECONNRESET ? -EPROTO : rc;
+    if (get32(answer) != NET_MAGIC)
+        return -EPROTO;
+    uint32_t status = get32(answer + 4);
+    return status ? -(int)status : 0;
+}
+
+static int resolve(const struct cm_net_options *o, struct addrinfo **result, char *error,
+                   size_t error_size)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    char port[16];
+    snprintf(port, sizeof port, "%d", o->port);
+    int rc = getaddrinfo(o->host, port, &hints, result);
+    if (rc != 0)
+        return fail(error, error_size, -EHOSTUNREACH, "cannot resolve %s: %s", o->host,
+                    gai_strerror(rc));
+    return 0;
+}
+
+static int connect_error(const struct cm_net_client *client, int rc, char *error, size_t error_size)
+{
+    if (rc == -ECONNREFUSED)
+        return fail(error, error_size, rc,
+                    "cannot connect to %s: connection refused (is `cephmark netserver` running "
+                    "there?)",
+                    client->peer);
+    if (rc == -ETIMEDOUT)
+        return fail(error, error_size, rc, "cannot connect to %s: no answer within %g s",
+                    client->peer, client->options.connect_timeout);
+    if (rc == -EPROTO)
+        return fail(error, error_size, rc,
+                    "%s did not answer as a cephmark netserver (another service on that port?)",
+                    client->peer);
+    if (rc == -EINTR)
+        return fail(error, error_size, rc, "interrupted while connecting to %s", client->peer);
+    return fail(error, error_size, rc, "cannot connect to %s: %s", client->peer, strerror(-rc));
+}
+
+int cm_net_client_open(struct cm_net_client *client, const struct cm_net_options *options,
+                       char *error, size_t error_size)
+{
+    memset(client, 0, sizeof *client);
+    client->options = *options;
+    client->epoll_fd = -1;
+    const struct cm_net_options *o = &client->options;
+    snprintf(client->peer, sizeof client->peer, "%s%s%s:%d", strchr(o->host, ':') ? "[" : "",
+             o->host, strchr(o->host, ':') ? "]" : "", o->port);
+    if (o->streams == 0 || o->streams > CM_NET_MAX_STREAMS)
+        return fail(error, error_size, -EINVAL, "streams must be between 1 and %d, got %u",
+                    CM_NET_MAX_STREAMS, o->streams);
+    if (o->buffer_size == 0 || (o->mode == CM_NET_RR && o->response_size == 0))
+        return fail(error, error_size, -EINVAL, "buffer sizes must be positive");
+    uint64_t seed = cm_now_ns() ^ ((uint64_t)getpid() << 40);
+    client->test_id = cm_splitmix64(&seed);
+    size_t per_stream = o->buffer_size > o->response_size ? o->buffer_size : o->response_size;
+    client->streams = calloc(o->streams, sizeof *client->streams);
+    client->buffers = malloc(per_stream * o->streams);
+    client->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (!client->streams || !client->buffers || client->epoll_fd < 0) {
+        cm_net_client_close(client);
+        return fail(error, error_size, -ENOMEM, "out of memory for %u streams", o->streams);
+    }
+    for (size_t i = 0; i < per_stream * o->streams; i++)
+        client->buffers[i] = (unsigned char)cm_splitmix64(&seed);
+    for (unsigned i = 0; i < o->streams; i++)
+        client->streams[i].fd = -1;
+
+    struct addrinfo *addresses = NULL;
+    int rc = resolve(o, &addresses, error, error_size);
+    if (rc < 0) {
+        cm_net_client_close(client);
+        return rc;
+    }
+    uint64_t deadline = cm_now_ns() + (uint64_t)(o->connect_timeout * 1e9);
+    for (unsigned i = 0; i < o->streams && rc == 0; i++) {
+        struct cm_net_stream *stream = &client->streams[i];
+        stream->client = client;
+        stream->buffer = client->buffers + per_stream * i;
+        rc = -ECONNREFUSED;
+        for (const struct addrinfo *ai = addresses; ai && rc < 0; ai = ai->ai_next)
+            rc = connect_one(ai, deadline, &stream->fd);
+        if (rc < 0)
+            break;
+        struct hello h = {
+            .kind = o->mode == CM_NET_SEND   ? KIND_SINK
+                    : o->mode == CM_NET_RECV ? KIND_SOURCE
+                                             : KIND_ECHO,
+            .test_id = client->test_id,
+            .stream = i,
+            .size = o->buffer_size,
+            .response = o->response_size,
+        };
+        rc = handshake(stream->fd, &h, deadline);
+        if (rc < 0)
+            break;
+        if (o->mode == CM_NET_RR) {
+            int one = 1;
+            setsockopt(stream->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        }
+        struct epoll_event event = {.events = EPOLLIN | EPOLLOUT | EPOLLET, .data.ptr = stream};
+        if (epoll_ctl(client->epoll_fd, EPOLL_CTL_ADD, stream->fd, &event) < 0)
+            rc = -errno;
+        client->n_streams = i + 1;
+    }
+    freeaddrinfo(addresses);
+    if (rc < 0) {
+        connect_error(client, rc, error, error_size);
+        cm_net_client_close(client);
+        return rc;
+    }
+    return 0;
+}
+
+/* Moves the stream's current op forward until it completes or the socket would block. */
+static void advance(struct cm_net_stream *stream)
+{
+    struct cm_net_client *client = stream->client;
+    const struct cm_net_options *o = &client->options;
+    for (;;) {
+        bool writing = o->mode == CM_NET_SEND || (o->mode == CM_NET_RR && !stream->receiving);
+        uint32_t want =
+            o->mode == CM_NET_RR && stream->receiving ? o->response_size : o->buffer_size;
+        ssize_t n = writing ? send(stream->fd, stream->buffer + stream->done, want - stream->done,
+                                   MSG_NOSIGNAL | MSG_DONTWAIT)
+                            : recv(stream->fd, stream->buffer + stream->done, want - stream->done,
+                                   MSG_DONTWAIT);
+        int64_t result = 0;
+        if (n > 0) {
+            stream->done += (uint32_t)n;
+            if (stream->done < want)
+                continue;
+            if (o->mode == CM_NET_RR && !stream->receiving) {
+                stream->receiving = true;
+                stream->done = 0;
+                continue;
+            }
+            result = (int64_t)stream->op->length;
+        } else if (n == 0) {
+            result = -ECONNRESET; /* the server closed the stream */
+        } else if (errno == EAGAIN || errno == EINTR) {
+            if (!stream->blocked) {
+                stream->blocked = true;
+                client->waiting++;
+            }
+            return;
+        } else {
+            result = -errno;
+        }
+        if (stream->blocked) {
+            stream->blocked = false;
+            client->waiting--;
+        }
+        stream->active = false;
+        cm_engine_complete(stream->op, result);
+        return;
+    }
+}
+
+static int client_slot_init(void *self, struct cm_op *op)
+{
+    struct cm_net_client *client = self;
+    if (op->slot >= client->n_streams)
+        return -EINVAL;
+    client->streams[op->slot].op = op;
+    op->target_slot = &client->streams[op->slot];
+    return 0;
+}
+
+static int client_submit(void *self, struct cm_op *op)
+{
+    struct cm_net_client *client = self;
+    struct cm_net_stream *stream = op->target_slot;
+    const struct cm_net_options *o = &client->options;
+    op->kind = o->mode == CM_NET_SEND   ? CM_OP_WRITE
+               : o->mode == CM_NET_RECV ? CM_OP_READ
+                                        : CM_OP_OTHER;
+    op->length =
+        o->mode == CM_NET_RR ? (uint64_t)o->buffer_size + o->response_size : o->buffer_size;
+    stream->done = 0;
+    stream->receiving = false;
+    stream->active = true;
+    advance(stream);
+    return 0;
+}
+
+static void client_complete(void *self, struct cm_op *op)
+{
+    (void)self;
+    (void)op;
+}
+
+/* Resumes the streams epoll says are ready; nothing to ask while no stream waits. */
+static void client_poll(void *self, uint64_t now_ns)
+{
+    (void)now_ns;
+    struct cm_net_client *client = self;
+    if (client->waiting == 0)
+        return;
+    struct epoll_event events[64];
+    int n = epoll_wait(client->epoll_fd, events, 64, 0);
+    for (int i = 0; i < n; i++) {
+        struct cm_net_stream *stream = events[i].data.ptr;
+        if (stream->active)
+            advance(stream);
+    }
+}
+
+static int client_wait_fd(void *self)
+{
+    struct cm_net_client *client = self;
+    return client->epoll_fd;
+}
+
+const struct cm_target_ops cm_net_client_ops = {
+    .version = CM_TARGET_OPS_VERSION,
+    .name = "socket",
+    .slot_init = client_slot_init,
+    .submit = client_submit,
+    .complete = client_complete,
+    .poll = client_poll,
+    .wait_fd = client_wait_fd,
+};
+
+uint32_t cm_net_client_second(struct cm_net_client *client)
+{
+    uint32_t total = 0;
+    for (unsigned i = 0; i < client->n_streams; i++)
+        total += total_retransmits(client->streams[i].fd);
+    if (client->series_len == client->series_cap) {
+        size_t cap = client->series_cap ? client->series_cap * 2 : 64;
+        uint32_t *grown = realloc(client->retransmits_series, cap * sizeof *grown);
+        if (!grown)
+            return total;
+        client->retransmits_series = grown;
+        client->series_cap = cap;
+    }
+    client->retransmits_series[client->series_len++] = total - client->retransmits_seen;
+    client->retransmits_seen = total;
+    return total;
+}
+
+int cm_net_client_finish(struct cm_net_client *client, char *error, size_t error_size)
+{
+    const struct cm_net_options *o = &client->options;
+    for (unsigned i = 0; i < client->n_streams; i++) {
+        struct cm_net_stream *stream = &client->streams[i];
+        if (o->mode == CM_NET_SEND) {
+            shutdown(stream->fd, SHUT_WR); /* the server counts up to here */
+        } else {
+            close(stream->fd);
+            stream->fd = -1;
+        }
+    }
+    struct addrinfo *addresses = NULL;
+    int rc = resolve(o, &addresses, error, error_size);
+    if (rc < 0)
+        return rc;
+    uint64_t deadline = cm_now_ns() + (uint64_t)(o->connect_timeout * 1e9) + RESULTS_WAIT_NS;
+    int fd = -1;
+    rc = -ECONNREFUSED;
+    for (const struct addrinfo *ai = addresses; ai && rc < 0; ai = ai->ai_next)
+        rc = connect_one(ai, deadline, &fd);
+    freeaddrinfo(addresses);
+    if (rc == 0) {
+        struct hello h = {
+            .kind = KIND_RESULTS, .test_id = client->test_id, .size = client->n_streams};
+        rc = handshake(fd, &h, deadline);
+    }
+    unsigned char record[RECORD_SIZE];
+    for (unsigned i = 0; rc == 0 && i < client->n_streams; i++) {
+        rc = transfer_all(fd, record, RECORD_SIZE, false, deadline);
+        if (rc == 0) {
+            client->remote[i] = (struct cm_net_remote){
+                .bytes = get64(record),
+                .elapsed_ns = get64(record + 8),
+                .retransmits = get32(record + 16),
+                .done = get32(record + 20) != 0,
+            };
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    if (rc < 0)
+        return fail(error, error_size, rc, "cannot get the server's figures from %s: %s",
+                    client->peer, strerror(-rc));
+    client->have_remote = true;
+    return 0;
+}
+
+void cm_net_client_close(struct cm_net_client *client)
+{
+    for (unsigned i = 0; client->streams && i < client->options.streams; i++)
+        if (client->streams[i].fd >= 0)
+            close(client->streams[i].fd);
+    free(client->streams);
+    client->streams = NULL;
+    free(client->buffers);
+    client->buffers = NULL;
+    free(client->retransmits_series);
+    client->retransmits_series = NULL;
+    client->series_len = client->series_cap = 0;
+    if (client->epoll_fd >= 0)
+        close(client->epoll_fd);
+    client->epoll_fd = -1;
+    client->n_streams = 0;
+}
+
+/* ---- the server --------------------------------------------------------------------------- */
+
+struct stream_result {
+    uint64_t test_id;
+    uint32_t stream;
+    bool used, done;
+    uint64_t bytes, elapsed_ns;
+    uint32_t retransmits;
+};
+
+struct cm_net_server {
+    struct cm_net_server_options options;
+    int listen_fd;
+    int port;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    struct stream_result results[RESULTS_KEPT];
+    unsigned next_result;
+    int connections[MAX_CONNECTIONS]; /* fds being served, -1 free */
+    unsigned active;
+    uint64_t tests_answered;
+    bool stopping;
+};
+
+struct connection {
+    struct cm_net_server *server;
+    int fd;
+    unsigned index;
+};
+
+static void server_log(struct cm_net_server *server, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void server_log(struct cm_net_server *server, const char *fmt, ...)
+{
+    if (!server->options.log)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    server->options.log(server->options.log_arg, line);
+}
+
+/* Records a stream's figures (the slot is taken when the stream starts). */
+static struct stream_result *result_slot(struct cm_net_server *server, uint64_t test_id,
+                                         uint32_t stream)
+{
+    pthread_mutex_lock(&server->lock);
+    struct stream_result *r = &server->results[server->next_result];
+    server->next_result = (server->next_result + 1) % RESULTS_KEPT;
+    *r = (struct stream_result){.test_id = test_id, .stream = stream, .used = true};
+    pthread_mutex_unlock(&server->lock);
+    return r;
+}
+
+static void result_done(struct cm_net_server *server, struct stream_result *r, uint64_t test_id,
+                        uint64_t bytes, uint64_t elapsed_ns, uint32_t retransmits)
+{
+    pthread_mutex_lock(&server->lock);
+    if (r->test_id == test_id) { /* not recycled meanwhile */
+        r->bytes = bytes;
+        r->elapsed_ns = elapsed_ns;
+        r->retransmits = retransmits;
+        r->done = true;
+    }
+    pthread_cond_broadcast(&server->changed);
+    pthread_mutex_unlock(&server->lock);
+}
+
+static void serve_sink(struct cm_net_server *server, int fd, const struct hello *h)
+{
+    struct stream_result *r = result_slot(server, h->test_id, h->stream);
+    unsigned char *buffer = malloc(SERVER_READ_CHUNK);
+    uint64_t bytes = 0, first = 0, last = 0;
+    while (buffer) {
+        ssize_t n = recv(fd, buffer, SERVER_READ_CHUNK, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            break;
+        }
+        last = cm_now_ns();
+        if (!bytes)
+            first = last;
+        bytes += (uint64_t)n;
+    }
+    free(buffer);
+    result_done(server, r, h->test_id, bytes, last - first, total_retransmits(fd));
+}
+
+static void serve_source(struct cm_net_server *server, int fd, const struct hello *h)
+{
+    struct stream_result *r = result_slot(server, h->test_id, h->stream);
+    size_t size = h->size ? h->size : 131072;
+    unsigned char *buffer = malloc(size);
+    uint64_t bytes = 0, start = cm_now_ns(), seed = h->test_id;
+    if (buffer)
+        for (size_t i = 0; i < size; i++)
+            buffer[i] = (unsigned char)cm_splitmix64(&seed);
+    while (buffer) {
+        ssize_t n = send(fd, buffer, size, MSG_NOSIGNAL);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            break; /* the client closed: EPIPE or ECONNRESET */
+        }
+        bytes += (uint64_t)n;
+    }
+    free(buffer);
+    result_done(server, r, h->test_id, bytes, cm_now_ns() - start, total_retransmits(fd));
+}
+
+static void serve_echo(struct cm_net_server *server, int fd, const struct hello *h)
+{
+    struct stream_result *r = result_slot(server, h->test_id, h->stream);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    size_t request = h->size ? h->size : 1, response = h->response ? h->response : 1;
+    unsigned char *buffer = calloc(1, request > response ? request : response);
+    uint64_t count = 0, start = cm_now_ns();
+    while (buffer) {
+        size_t done = 0;
+        while (done < request) {
+            ssize_t n = recv(fd, buffer + done, request - done, 0);
+            if (n <= 0)
+                goto out;
+            done += (size_t)n;
+        }
+        for (done = 0; done < response;) {
+            ssize_t n = send(fd, buffer + done, response - done, MSG_NOSIGNAL);
+            if (n <= 0)
+                goto out;
+            done += (size_t)n;
+        }
+        count++;
+    }
+out:
+    free(buffer);
+    result_done(server, r, h->test_id, count * (request + response), cm_now_ns() - start,
+                total_retransmits(fd));
+}
+
+/* Answers a RESULTS query: waits (bounded) until every stream of the test is done, then
+ * sends one record per stream. */
+static void serve_results(struct cm_net_server *server, int fd, const struct hello *h)
+{
+    uint32_t streams = h->size > CM_NET_MAX_STREAMS ? CM_NET_MAX_STREAMS : h->size;
+    struct stream_result found[CM_NET_MAX_STREAMS];
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += RESULTS_WAIT_NS / 1000000000ULL;
+    pthread_mutex_lock(&server->lock);
+    for (;;) {
+        unsigned done = 0;
+        memset(found, 0, sizeof found);
+        for (unsigned i = 0; i < RESULTS_KEPT; i++) {
+            struct stream_result *r = &server->results[i];
+            if (r->used && r->test_id == h->test_id && r->stream < streams) {
+                found[r->stream] = *r;
+                done += r->done;
+            }
+        }
+        if (done >= streams || server->stopping ||
+            pthread_cond_timedwait(&server->changed, &server->lock, &deadline) == ETIMEDOUT)
+            break;
+    }
+    server->tests_answered++;
+    pthread_mutex_unlock(&server->lock);
+    uint64_t bytes = 0, elapsed = 0;
+    unsigned char record[RECORD_SIZE];
+    for (uint32_t i = 0; i < streams; i++) {
+        memset(record, 0, sizeof record);
+        put64(record, found[i].bytes);
+        put64(record + 8, found[i].elapsed_ns);
+        put32(record + 16, found[i].retransmits);
+        put32(record + 20, found[i].done);
+        if (send(fd, record, sizeof record, MSG_NOSIGNAL) != (ssize_t)sizeof record)
+            break;
+        bytes += found[i].bytes;
+        if (found[i].elapsed_ns > elapsed)
+            elapsed = found[i].elapsed_ns;
+    }
+    server_log(server, "test %016" PRIx64 ": %u streams, %" PRIu64 " bytes in %.2f s (%.2f Gbit/s)",
+               h->test_id, streams, bytes, (double)elapsed / 1e9,
+               elapsed ? (double)bytes * 8 / ((double)elapsed / 1e9) / 1e9 : 0.0);
+}
+
+static void *serve_connection(void *arg)
+{
+    struct connection *c = arg;
+    struct cm_net_server *server = c->server;
+    int fd = c->fd;
+    unsigned char message[HELLO_SIZE];
+    uint64_t deadline = cm_now_ns() + 10ULL * 1000000000ULL;
+    set_nonblocking(fd, true);
+    int rc = transfer_all(fd, message, HELLO_SIZE, false, deadline);
+    struct hello h = {0};
+    uint32_t status = 0;
+    if (rc == 0) {
+        if (get32(message) != NET_MAGIC || message[4] != NET_VERSION)
+            status = EPROTO;
+        h.kind = get32(message + 8);
+        h.test_id = get64(message + 16);
+        h.stream = get32(message + 24);
+        h.size = get32(message + 28);
+        h.response = get32(message + 32);
+        if (h.kind < KIND_SINK || h.kind > KIND_RESULTS || h.size > (64u << 20) ||
+            h.response > (64u << 20))
+            status = EINVAL;
+        unsigned char answer[ANSWER_SIZE] = {0};
+        put32(answer, NET_MAGIC);
+        put32(answer + 4, status);
+        rc = transfer_all(fd, answer, ANSWER_SIZE, true, deadline);
+    }
+    set_nonblocking(fd, false);
+    if (rc == 0 && status == 0) {
+        switch (h.kind) {
+        case KIND_SINK:
+            serve_sink(server, fd, &h);
+            break;
+        case KIND_SOURCE:
+            serve_source(server, fd, &h);
+            break;
+        case KIND_ECHO:
+            serve_echo(server, fd, &h);
+            break;
+        default:
+            serve_results(server, fd, &h);
+            break;
+        }
+    }
+    pthread_mutex_lock(&server->lock);
+    server->connections[c->index] = -1;
+    server->active--;
+    close(fd);
+    pthread_cond_broadcast(&server->changed);
+    pthread_mutex_unlock(&server->lock);
+    free(c);
+    return NULL;
+}
+
+int cm_net_server_open(struct cm_net_server **out, const struct cm_net_server_options *options,
+                       char *error, size_t error_size)
+{
+    *out = NULL;
+    const char *bind_to = options->bind && options->bind[0] ? options->bind : NULL;
+    char port[16], where[300];
+    snprintf(port, sizeof port, "%d", options->port);
+    snprintf(where, sizeof where, "%s:%d", bind_to ? bind_to : "0.0.0.0", options->port);
+    struct addrinfo hints = {.ai_family = bind_to ? AF_UNSPEC : AF_INET,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE};
+    struct addrinfo *addresses = NULL;
+    int gai = getaddrinfo(bind_to, port, &hints, &addresses);
+    if (gai != 0)
+        return fail(error, error_size, -EINVAL, "cannot listen on %s: %s", where,
+                    gai_strerror(gai));
+    int fd = socket(addresses->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    int rc = 0;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+        bind(fd, addresses->ai_addr, addresses->ai_addrlen) < 0 || listen(fd, 128) < 0)
+        rc = -errno;
+    freeaddrinfo(addresses);
+    if (rc < 0) {
+        if (fd >= 0)
+            close(fd);
+        if (rc == -EADDRINUSE)
+            return fail(error, error_size, rc,
+                        "cannot listen on %s: the port is in use (another netserver or iperf3?); "
+                        "pick another with --port",
+                        where);
+        return fail(error, error_size, rc, "cannot listen on %s: %s", where, strerror(-rc));
+    }
+    struct cm_net_server *server = calloc(1, sizeof *server);
+    if (!server) {
+        close(fd);
+        return fail(error, error_size, -ENOMEM, "out of memory");
+    }
+    server->options = *options;
+    server->listen_fd = fd;
+    struct sockaddr_storage bound;
+    socklen_t length = sizeof bound;
+    getsockname(fd, (struct sockaddr *)&bound, &length);
+    server->port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                                     : ((struct sockaddr_in *)&bound)->sin_port);
+    pthread_mutex_init(&server->lock, NULL);
+    pthread_cond_init(&server->changed, NULL);
+    for (unsigned i = 0; i < MAX_CONNECTIONS; i++)
+        server->connections[i] = -1;
+    *out = server;
+    return 0;
+}
+
+int cm_net_server_port(const struct cm_net_server *server)
+{
+    return server->port;
+}
+
+static void start_connection(struct cm_net_server *server, int fd)
+{
+    pthread_mutex_lock(&server->lock);
+    unsigned index = 0;
+    while (index < MAX_CONNECTIONS && server->connections[index] >= 0)
+        index++;
+    struct connection *c = index < MAX_CONNECTIONS ? malloc(sizeof *c) : NULL;
+    if (!c) {
+        pthread_mutex_unlock(&server->lock);
+        server_log(server, "refusing a connection: %u connections are open", server->active);
+        close(fd);
+        return;
+    }
+    server->connections[index] = fd;
+    server->active++;
+    pthread_mutex_unlock(&server->lock);
+    *c = (struct connection){.server = server, .fd = fd, .index = index};
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&thread, &attributes, serve_connection, c) != 0) {
+        pthread_mutex_lock(&server->lock);
+        server->connections[index] = -1;
+        server->active--;
+        pthread_mutex_unlock(&server->lock);
+        close(fd);
+        free(c);
+    }
+    pthread_attr_destroy(&attributes);
+}
+
+uint64_t cm_net_server_run(struct cm_net_server *server)
+{
+    while (!cm_interrupted()) {
+        pthread_mutex_lock(&server->lock);
+        bool finished = server->options.once && server->tests_answered > 0;
+        pthread_mutex_unlock(&server->lock);
+        if (finished)
+            break;
+        struct pollfd fds[2] = {{.fd = server->listen_fd, .events = POLLIN},
+                                {.fd = cm_interrupt_fd(), .events = POLLIN}};
+        int n = poll(fds, fds[1].fd >= 0 ? 2 : 1, 200);
+        if (n <= 0 || !(fds[0].revents & POLLIN))
+            continue;
+        int fd = accept4(server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0)
+            start_connection(server, fd);
+    }
+    return server->tests_answered;
+}
+
+void cm_net_server_close(struct cm_net_server *server)
+{
+    if (!server)
+        return;
+    close(server->listen_fd);
+    /* end the connections still served, and wait (bounded) for their threads */
+    pthread_mutex_lock(&server->lock);
+    server->stopping = true;
+    for (unsigned i = 0; i < MAX_CONNECTIONS; i++)
+        if (server->connections[i] >= 0)
+            shutdown(server->connections[i], SHUT_RDWR);
+    pthread_cond_broadcast(&server->changed);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 5;
+    while (server->active > 0 &&
+           pthread_cond_timedwait(&server->changed, &server->lock, &deadline) != ETIMEDOUT)
+        ;
+    bool idle = server->active == 0;
+    pthread_mutex_unlock(&server->lock);
+    if (idle) { /* else a thread still holds it: leak rather than free under it */
+        pthread_mutex_destroy(&server->lock);
+        pthread_cond_destroy(&server->changed);
+        free(server);
+    }
+}
