@@ -26,7 +26,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates
   liblua5.4-dev libyaml-dev libcurl4-openssl-dev librados-dev librbd-dev liburing-dev
   ceph-mon ceph-osd ceph-mgr ceph-common radosgw
-  curl procps iproute2 fio time wrk iperf3
+  curl procps iproute2 fio time wrk iperf3 python3 chromium chromium-driver
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -795,5 +795,7 @@ int luaopen_cephmark_sys(lua_State *L)
     lua_setfield(L, -2, "EXIT_USAGE");
     lua_pushinteger(L, CM_EXIT_INTERRUPTED);
     lua_setfield(L, -2, "EXIT_INTERRUPTED");
+    lua_pushstring(L, CEPHMARK_VERSION);
+    lua_setfield(L, -2, "version");
     return 1;
 }

@@ -28,6 +28,7 @@ static const char usage_text[] =
     "                            a drop-in for `rbd bench`, with percentiles\n"
     "  swift-bench [OPTIONS] [CONF_FILE]\n"
     "                            a drop-in for swift-bench (Swift on radosgw), with percentiles\n"
+    "  report DIR... [-o FILE]   one HTML report (SVG charts, tables) of results folders\n"
     "  netserver [--port PORT]   the server side of the network baseline (like iperf3 -s)\n"
     "  help [COMMAND]            show help for a command\n"
     "\n"
@@ -60,8 +61,9 @@ static const char run_usage_text[] =
     "bad input or configuration error; 130 interrupted.\n";
 
 /* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
-static const char *const stdlib_commands[] = {
-    "cluster", "rados-bench", "rados-cleanup", "rbd-bench", "swift-bench", "netserver", NULL};
+static const char *const stdlib_commands[] = {"cluster",     "rados-bench", "rados-cleanup",
+                                              "rbd-bench",   "report",      "netserver",
+                                              "swift-bench", NULL};
 
 static int usage_error(const char *fmt, const char *arg)
 {

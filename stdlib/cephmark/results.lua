@@ -1,8 +1,10 @@
--- Results on disk: a folder with results.json and results.yaml, and for scenarios also
--- params.yaml (reusable with --params), phases.csv (one summary row per phase), series.csv
--- (one row per second per phase) and comparison.csv. Every file is written atomically (a
--- temporary file renamed into place), so a reader never sees half a file; a scenario
--- rewrites them after each phase, so an interrupted run keeps what it finished.
+-- Results on disk: a folder with results.json and results.yaml, phases.csv (one summary
+-- row per phase), series.csv (one row per second per phase) and percentiles.csv (the
+-- latency percentiles of each phase); for scenarios also params.yaml (reusable with
+-- --params), params.csv, pools.csv and comparison.csv, and report.html (cmd/report.lua).
+-- Every file is written atomically (a temporary file renamed into place), so a reader
+-- never sees half a file; a scenario rewrites them after each phase, so an interrupted run
+-- keeps what it finished.
 
 local json = require "cephmark.json"
 local sys = require "cephmark.sys"
@@ -19,10 +21,15 @@ local function yaml_module()
   return ok and yaml or nil
 end
 
--- write_dir(dir, document): creates dir if needed and writes the document in both forms.
+-- write_dir(dir, document): creates dir if needed and writes the document in both forms;
+-- a drop-in command's single result also gets phases.csv, series.csv and percentiles.csv.
 function M.write_dir(dir, document)
   local ok, err = sys.mkdir(dir)
   if not ok then sys.fail("cannot create the results folder: " .. err) end
+  if type(document.result) == "table" then
+    local run = require("cephmark.report.html").normalize(document, dir)
+    if run then M.write_csv_tables(dir, run.phases) end
+  end
   write(dir .. "/results.json", json.encode(document, { indent = 2 }) .. "\n")
   local yaml = yaml_module()
   if yaml then write(dir .. "/results.yaml", yaml.encode(document)) end
@@ -132,6 +139,44 @@ function M.series_csv(phases)
   return M.csv(M.series_columns, rows)
 end
 
+-- Latency percentiles of every measured phase (the report's percentile plots).
+function M.percentiles_csv(phases)
+  local html = require "cephmark.report.html"
+  return M.csv(html.percentile_csv_columns, html.percentile_rows(phases))
+end
+
+-- The per-phase tables every results folder has: phases.csv, series.csv, percentiles.csv.
+function M.write_csv_tables(dir, phases)
+  write(dir .. "/phases.csv", M.phases_csv(phases))
+  write(dir .. "/series.csv", M.series_csv(phases))
+  write(dir .. "/percentiles.csv", M.percentiles_csv(phases))
+end
+
+-- params.csv: name, value as given, where it came from (default, -p, --params).
+local function params_csv(document)
+  local rows, names = {}, {}
+  for name in pairs(document.params_text or {}) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    rows[#rows + 1] = { name = name, value = document.params_text[name],
+      source = (document.params_source or {})[name] }
+  end
+  return M.csv({ "name", "value", "source" }, rows)
+end
+
+-- pools.csv: the pools a scenario used, their layout and whether the run created them.
+local function pools_csv(document)
+  local rows = {}
+  for _, pool in ipairs(document.pools or {}) do
+    local spec = pool.spec or {}
+    local profile = type(pool.erasure_code_profile) == "table" and pool.erasure_code_profile or {}
+    rows[#rows + 1] = { label = pool.label, name = pool.name, type = spec.type, size = spec.size,
+      k = spec.k or profile.k, m = spec.m or profile.m, pg_num = (type(pool.info) == "table" and pool.info.pg_num) or nil,
+      created = pool.created, deleted = pool.deleted }
+  end
+  return M.csv({ "label", "name", "type", "size", "k", "m", "pg_num", "created", "deleted" }, rows)
+end
+
 -- write_run(dir, document, extra): a scenario's results folder. extra.params_file is the
 -- params as --params reads them; extra.comparison_rows/columns feed comparison.csv.
 function M.write_run(dir, document, extra)
@@ -144,8 +189,9 @@ function M.write_run(dir, document, extra)
     write(dir .. "/params.yaml",
       "# the params of this run; repeat it with: cephmark run SCRIPT --params params.yaml\n" .. params_yaml)
   end
-  write(dir .. "/phases.csv", M.phases_csv(document.phases or {}))
-  write(dir .. "/series.csv", M.series_csv(document.phases or {}))
+  M.write_csv_tables(dir, document.phases or {})
+  write(dir .. "/params.csv", params_csv(document))
+  write(dir .. "/pools.csv", pools_csv(document))
   if extra.comparison_columns then
     write(dir .. "/comparison.csv", M.csv(extra.comparison_columns, extra.comparison_rows or {}))
   end

@@ -1221,9 +1221,21 @@ function Run:finish(ok, err)
     if self.results_dir then
       if self.reached_run or #self.records > 0 then
         step("writing results", function() self:save(self.status == "ok" or self.status == "failed_ops") end)
+        if self.saved and not self.reported then
+          step("writing the report", function()
+            local report = require "cephmark.cmd.report"
+            local run = report.load(self.results_dir)
+            local path = self.results_dir .. "/report.html"
+            local written, werr = report.write({ run }, path, { title = "cephmark: " .. self.scenario.name,
+              version = sys.version })
+            if not written then error("cannot write " .. path .. ": " .. tostring(werr), 0) end
+            self.reported = path
+          end)
+        end
         if self.saved and not self.announced then
           self.announced = true
           say("results: " .. self.results_dir)
+          if self.reported then say("report: " .. self.reported) end
         end
       elseif self.results_dir_created then
         -- nothing ran (refused before the run started): leave no empty folder behind

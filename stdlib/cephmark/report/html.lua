@@ -1,0 +1,693 @@
+-- The HTML report: one self-contained page (inline CSS and SVG, no scripts, no network
+-- fetches) built from one or more results folders. For each run: cluster facts and params,
+-- the phase table, per-phase per-second timelines of bandwidth/IOPS and latency, latency
+-- percentile curves on a log scale, sweep curves (a metric vs one swept dimension, one line
+-- per value of another, both ways round) and variant comparisons as bars with per-second
+-- stddev whiskers; with several runs, a side-by-side section comparing them. Every chart
+-- is followed by the table behind it. The same tables feed the CSV files (see tables()).
+
+local scale = require "cephmark.report.scale"
+local svg = require "cephmark.report.svg"
+
+local M = {}
+
+local escape = svg.escape
+
+-- ---------------------------------------------------------------- documents
+
+local function is_array(t) return type(t) == "table" and (t[1] ~= nil or next(t) == nil) end
+
+local function num(v) return type(v) == "number" and v or nil end
+
+-- A results document as the report sees it: scenario runs have phases already; the
+-- drop-in commands (rados-bench -o, rbd-bench -o) hold one result, made into one phase.
+function M.normalize(doc, dir)
+  local run = { dir = dir, doc = doc }
+  if type(doc.phases) == "table" then
+    run.title = (doc.scenario and doc.scenario.name) or "scenario"
+    run.description = doc.scenario and doc.scenario.description
+    run.phases = doc.phases
+  elseif type(doc.result) == "table" then
+    run.title = doc.command or "benchmark"
+    local result = {}
+    for k, v in pairs(doc.result) do
+      if k ~= "series" then result[k] = v end
+    end
+    run.phases = { { index = 1, name = doc.mode or doc.result.op or "run", op = doc.mode or doc.result.op,
+      label = doc.pool or doc.image or "", status = doc.result.interrupted and "interrupted" or "ok",
+      result = result, series = doc.result.series or {} } }
+  else
+    return nil, "it holds neither phases nor a result"
+  end
+  run.comparisons = is_array(doc.comparisons) and doc.comparisons or {}
+  run.sweeps = is_array(doc.sweeps) and doc.sweeps or {}
+  return run
+end
+
+local function phase_title(phase)
+  local label = phase.label and phase.label ~= "" and (" " .. phase.label) or ""
+  return string.format("[%d] %s%s", phase.index or 0, phase.name or phase.op or "phase", label)
+end
+
+-- Phases that measured I/O (cleanup and hooks also have results, but no series to show).
+local function measured(phase)
+  return type(phase.result) == "table" and num(phase.result.ops) and phase.result.ops > 0 and
+    phase.op ~= "cleanup"
+end
+
+-- ---------------------------------------------------------------- tables
+
+local function cell(value, format)
+  if value == nil then return "" end
+  if format and type(value) == "number" then return format(value) end
+  if type(value) == "number" then return scale.number(value, 4) end
+  if type(value) == "boolean" then return value and "yes" or "no" end
+  return tostring(value)
+end
+
+-- A table is {title, columns = {{key, title, format}}, rows = {{key = value}}}.
+local function table_html(t, open)
+  local out = { string.format('<details class="data"%s><summary>%s (table)</summary><table>', open and " open" or "",
+    escape(t.title)) }
+  local head = {}
+  for _, c in ipairs(t.columns) do head[#head + 1] = "<th>" .. escape(c.title or c.key) .. "</th>" end
+  out[#out + 1] = "<thead><tr>" .. table.concat(head) .. "</tr></thead><tbody>"
+  for _, row in ipairs(t.rows) do
+    local cells = {}
+    for _, c in ipairs(t.columns) do
+      local class = type(row[c.key]) == "number" and ' class="n"' or ""
+      cells[#cells + 1] = "<td" .. class .. ">" .. escape(cell(row[c.key], c.format)) .. "</td>"
+    end
+    out[#out + 1] = "<tr>" .. table.concat(cells) .. "</tr>"
+  end
+  out[#out + 1] = "</tbody></table></details>"
+  return table.concat(out, "\n")
+end
+
+local function key_value_table(title, pairs_list)
+  local t = { title = title, columns = { { key = "name", title = "" }, { key = "value", title = "" } }, rows = {} }
+  for _, kv in ipairs(pairs_list) do t.rows[#t.rows + 1] = { name = kv[1], value = kv[2] } end
+  return t
+end
+
+local lat = scale.latency
+
+M.phase_columns = {
+  { key = "index", title = "#" }, { key = "name", title = "phase" }, { key = "label", title = "variant" },
+  { key = "status", title = "status" }, { key = "ops", title = "ops", format = scale.count },
+  { key = "elapsed", title = "seconds" }, { key = "bandwidth_mib", title = "MiB/s" },
+  { key = "bandwidth_stddev", title = "MiB/s stddev" }, { key = "iops", title = "IOPS", format = scale.count },
+  { key = "iops_stddev", title = "IOPS stddev" }, { key = "lat_avg", title = "avg lat", format = lat },
+  { key = "lat_p50", title = "p50", format = lat }, { key = "lat_p90", title = "p90", format = lat },
+  { key = "lat_p99", title = "p99", format = lat }, { key = "lat_p99_9", title = "p99.9", format = lat },
+  { key = "lat_p99_99", title = "p99.99", format = lat }, { key = "lat_max", title = "max", format = lat },
+  { key = "errors", title = "errors" }, { key = "verify_failures", title = "verify failures" },
+}
+
+local function phase_row(phase)
+  local r = phase.result or {}
+  local l = type(r.lat) == "table" and r.lat or {}
+  return { index = phase.index, name = phase.name, label = phase.label, status = phase.status, ops = r.ops,
+    elapsed = r.elapsed or phase.elapsed, bandwidth_mib = r.bandwidth_mib, bandwidth_stddev = r.bandwidth_stddev,
+    iops = r.iops, iops_stddev = r.iops_stddev, lat_avg = l.avg, lat_p50 = l.p50, lat_p90 = l.p90,
+    lat_p99 = l.p99, lat_p99_9 = l.p99_9, lat_p99_99 = l.p99_99, lat_max = l.max, errors = r.errors,
+    verify_failures = r.verify_failures }
+end
+
+-- Latency percentiles of every measured phase, one row per (phase, percentile).
+function M.percentile_rows(phases)
+  local rows = {}
+  for _, phase in ipairs(phases) do
+    local l = type(phase.result) == "table" and phase.result.lat
+    if measured(phase) and type(l) == "table" and is_array(l.percentiles) then
+      for _, p in ipairs(l.percentiles) do
+        rows[#rows + 1] = { phase_index = phase.index, phase = phase.name, label = phase.label,
+          percentile = p.p, latency = p.value }
+      end
+    end
+  end
+  return rows
+end
+M.percentile_csv_columns = { "phase_index", "phase", "label", "percentile", "latency" }
+
+-- ---------------------------------------------------------------- charts
+
+local function extent(values)
+  local low, high = math.huge, -math.huge
+  for _, v in ipairs(values) do
+    if v < low then low = v end
+    if v > high then high = v end
+  end
+  return low, high
+end
+
+local function positive_extent(values)
+  local kept = {}
+  for _, v in ipairs(values) do
+    if v > 0 then kept[#kept + 1] = v end
+  end
+  if #kept == 0 then return nil end
+  return extent(kept)
+end
+
+local function figure(chart, tables)
+  local out = { '<figure class="chart-box">', chart }
+  for _, t in ipairs(tables or {}) do out[#out + 1] = table_html(t) end
+  out[#out + 1] = "</figure>"
+  return table.concat(out, "\n")
+end
+
+-- Bandwidth (or IOPS, for phases that move no bytes) and latency, second by second.
+local function timeline_figures(phase)
+  local series = phase.series or {}
+  if #series == 0 then return nil end
+  local moves_bytes = (num(phase.result and phase.result.bytes) or 0) > 0
+  local rate_points, lat_avg, lat_p99, lat_max, rows, xs = {}, {}, {}, {}, {}, {}
+  for _, s in ipairs(series) do
+    local x = num(s.sec) or (#xs + 1)
+    xs[#xs + 1] = x
+    local rate = moves_bytes and num(s.cur_mib) or num(s.iops)
+    if rate then rate_points[#rate_points + 1] = { x, rate } end
+    if num(s.avg_lat) and s.avg_lat > 0 then lat_avg[#lat_avg + 1] = { x, s.avg_lat } end
+    if num(s.p99) and s.p99 > 0 then lat_p99[#lat_p99 + 1] = { x, s.p99 } end
+    if num(s.max_lat) and s.max_lat > 0 then lat_max[#lat_max + 1] = { x, s.max_lat } end
+    rows[#rows + 1] = { sec = s.sec, cur_ops = s.cur_ops, ops = s.ops, cur_mib = s.cur_mib, iops = s.iops,
+      avg_lat = s.avg_lat, p99 = s.p99, max_lat = s.max_lat, errors = s.errors,
+      warmup = s.warmup, partial = s.partial }
+  end
+  local x_low, x_high = extent(xs)
+  local x_axis = { scale = scale.linear(x_low - 1, x_high, { format = scale.number }), title = "second",
+    format = scale.number }
+  local rates = {}
+  for _, p in ipairs(rate_points) do rates[#rates + 1] = p[2] end
+  local _, rate_high = extent(#rates > 0 and rates or { 0 })
+  local rate_format = moves_bytes and scale.number or scale.count
+  local rate_chart = svg.line {
+    title = string.format("%s: %s per second", phase_title(phase), moves_bytes and "MiB/s" or "IOPS"),
+    x = x_axis,
+    y = { scale = scale.linear(0, rate_high, { format = rate_format }), title = moves_bytes and "MiB/s" or "IOPS",
+      format = rate_format },
+    series = { { name = moves_bytes and "MiB/s" or "IOPS", points = rate_points } },
+  }
+  local lat_values = {}
+  for _, list in ipairs { lat_avg, lat_p99, lat_max } do
+    for _, p in ipairs(list) do lat_values[#lat_values + 1] = p[2] end
+  end
+  local lat_chart
+  local lat_low, lat_high = positive_extent(lat_values)
+  if lat_low then
+    lat_chart = svg.line {
+      title = phase_title(phase) .. ": latency per second",
+      x = x_axis,
+      y = { scale = scale.log10(lat_low, lat_high, { format = lat }), title = "latency", format = lat },
+      series = { { name = "avg (since start)", points = lat_avg }, { name = "p99 of the second", points = lat_p99 },
+        { name = "max of the second", points = lat_max } },
+    }
+  end
+  local t = { title = phase_title(phase) .. ": per-second series", rows = rows, columns = {
+    { key = "sec", title = "sec" }, { key = "cur_ops", title = "in flight" }, { key = "ops", title = "ops" },
+    { key = "cur_mib", title = "MiB/s" }, { key = "iops", title = "IOPS", format = scale.count },
+    { key = "avg_lat", title = "avg lat", format = lat }, { key = "p99", title = "p99", format = lat },
+    { key = "max_lat", title = "max", format = lat }, { key = "errors", title = "errors" },
+    { key = "warmup", title = "warm-up" }, { key = "partial", title = "partial" } } }
+  return figure(rate_chart) .. "\n" .. (lat_chart and figure(lat_chart, { t }) or figure("", { t }))
+end
+
+-- One curve per phase: latency (log) against percentile (nines scale).
+local function percentile_figure(title, curves)
+  if #curves == 0 then return nil end
+  local values, max_p, series, rows = {}, 99, {}, {}
+  for _, c in ipairs(curves) do
+    local points = {}
+    for _, p in ipairs(c.percentiles) do
+      if num(p.value) and p.value > 0 and num(p.p) then
+        points[#points + 1] = { p.p, p.value }
+        values[#values + 1] = p.value
+        if p.p > max_p then max_p = p.p end
+        rows[#rows + 1] = { curve = c.name, percentile = p.p, latency = p.value }
+      end
+    end
+    series[#series + 1] = { name = c.name, points = points }
+  end
+  local low, high = positive_extent(values)
+  if not low then return nil end
+  local chart = svg.line {
+    title = title,
+    x = { scale = scale.percentiles(max_p), title = "percentile", format = scale.percentile },
+    y = { scale = scale.log10(low, high, { format = lat }), title = "latency", format = lat },
+    series = series,
+  }
+  return figure(chart, { { title = title, rows = rows, columns = { { key = "curve", title = "phase" },
+    { key = "percentile", title = "percentile", format = scale.percentile },
+    { key = "latency", title = "latency", format = lat } } } })
+end
+
+local function percentile_curves(phases, name_of)
+  local by_op, order = {}, {}
+  for _, phase in ipairs(phases) do
+    local l = type(phase.result) == "table" and phase.result.lat
+    if measured(phase) and type(l) == "table" and is_array(l.percentiles) and #l.percentiles > 0 then
+      local op = phase.name or phase.op or "phase"
+      if not by_op[op] then
+        by_op[op] = {}
+        order[#order + 1] = op
+      end
+      local list = by_op[op]
+      list[#list + 1] = { name = name_of(phase), percentiles = l.percentiles }
+    end
+  end
+  return by_op, order
+end
+
+-- ---------------------------------------------------------------- sweeps
+
+local function parse_number(text)
+  if type(text) == "number" then return text end
+  local sys_ok, sys = pcall(require, "cephmark.sys")
+  if sys_ok and type(text) == "string" then
+    local v = sys.parse_size(text)
+    if v then return v end
+  end
+  return tonumber(text)
+end
+
+local size_dimensions = { block_size = true, object_size = true, io_size = true, size = true, bs = true }
+
+-- An x axis for a swept dimension: numeric values on a log2 scale (sizes labelled 4K, 64K,
+-- 4M), anything else as evenly spaced categories.
+local function dimension_axis(name, values)
+  local numbers = {}
+  for _, v in ipairs(values) do
+    local n = parse_number(v)
+    if not n or n <= 0 then numbers = nil break end
+    numbers[#numbers + 1] = n
+  end
+  if numbers then
+    local format = size_dimensions[name] and scale.size or scale.number
+    return { scale = scale.log2(numbers, { format = format }), title = name, format = format },
+      function(v) return parse_number(v) end
+  end
+  local index = {}
+  for i, v in ipairs(values) do index[v] = i end
+  local ticks = {}
+  for i, v in ipairs(values) do ticks[i] = { value = i, label = tostring(v) } end
+  local category_scale = scale.linear(1, math.max(2, #values), { zero = false })
+  category_scale.tick_list = ticks
+  return { scale = category_scale, title = name, format = function(i) return tostring(values[i] or i) end },
+    function(v) return index[v] end
+end
+
+local sweep_metrics = {
+  { key = "bandwidth_mib", title = "MiB/s", format = scale.number, get = function(r) return r.bandwidth_mib end },
+  { key = "iops", title = "IOPS", format = scale.count, get = function(r) return r.iops end },
+  { key = "p99", title = "p99 latency", format = lat, log = true,
+    get = function(r) return type(r.lat) == "table" and r.lat.p99 or nil end },
+}
+
+local function sweep_figures(run, sweep)
+  local dims = is_array(sweep.dimensions) and sweep.dimensions or {}
+  if #dims == 0 then return {} end
+  -- values of each dimension, in the order the sweep visits them
+  local values, seen = {}, {}
+  for _, d in ipairs(dims) do
+    values[d], seen[d] = {}, {}
+  end
+  for _, point in ipairs(is_array(sweep.points) and sweep.points or {}) do
+    for _, d in ipairs(dims) do
+      local v = point.coordinates and point.coordinates[d]
+      if v ~= nil and not seen[d][v] then
+        seen[d][v] = true
+        values[d][#values[d] + 1] = v
+      end
+    end
+  end
+  -- measured phases of the sweep's points, by phase name
+  local by_name, names = {}, {}
+  for _, phase in ipairs(run.phases) do
+    if measured(phase) and phase.point and type(phase.variant) == "table" then
+      local complete = true
+      for _, d in ipairs(dims) do
+        if phase.variant[d] == nil then complete = false end
+      end
+      if complete then
+        if not by_name[phase.name] then
+          by_name[phase.name] = {}
+          names[#names + 1] = phase.name
+        end
+        table.insert(by_name[phase.name], phase)
+      end
+    end
+  end
+  local out = {}
+  for _, name in ipairs(names) do
+    local phases = by_name[name]
+    -- x = each dimension in turn; one line per combination of the others
+    for _, x_dim in ipairs(dims) do
+      local axis, position = dimension_axis(x_dim, values[x_dim])
+      for _, metric in ipairs(sweep_metrics) do
+        local lines, order, all, rows = {}, {}, {}, {}
+        for _, phase in ipairs(phases) do
+          local others = {}
+          for _, d in ipairs(dims) do
+            if d ~= x_dim then others[#others + 1] = d .. "=" .. tostring(phase.variant[d]) end
+          end
+          local line_name = #others > 0 and table.concat(others, " ") or metric.title
+          local y = metric.get(phase.result)
+          local x = position(phase.variant[x_dim])
+          if num(y) and x and (not metric.log or y > 0) then
+            if not lines[line_name] then
+              lines[line_name] = {}
+              order[#order + 1] = line_name
+            end
+            table.insert(lines[line_name], { x, y })
+            all[#all + 1] = y
+            rows[#rows + 1] = { line = line_name, x = phase.variant[x_dim], value = y }
+          end
+        end
+        if #all > 0 then
+          local series = {}
+          for _, line_name in ipairs(order) do
+            table.sort(lines[line_name], function(a, b) return a[1] < b[1] end)
+            series[#series + 1] = { name = line_name, points = lines[line_name] }
+          end
+          local low, high = extent(all)
+          local y_scale = metric.log and scale.log10(low, high, { format = metric.format }) or
+            scale.linear(0, high, { format = metric.format })
+          local title = string.format("%s: %s vs %s", name, metric.title, x_dim)
+          out[#out + 1] = figure(svg.line {
+            title = title, x = axis,
+            y = { scale = y_scale, title = metric.title, format = metric.format }, series = series,
+          }, { { title = title, rows = rows, columns = { { key = "line", title = "line" },
+            { key = "x", title = x_dim }, { key = "value", title = metric.title, format = metric.format } } } })
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- ---------------------------------------------------------------- comparisons
+
+local comparison_metrics = {
+  bandwidth_mib = { title = "MiB/s", format = scale.number, stddev = "bandwidth_stddev" },
+  iops = { title = "IOPS", format = scale.count, stddev = "iops_stddev" },
+  ops = { title = "ops", format = scale.count },
+}
+
+-- "lat.p99" -> "p99 latency", "lat.avg" -> "avg latency"
+local function metric_info(metric)
+  if comparison_metrics[metric] then return comparison_metrics[metric] end
+  local latency = metric:match("^lat%.(.+)$")
+  if latency then return { title = latency:gsub("_", ".") .. " latency", format = lat } end
+  return { title = metric, format = scale.number }
+end
+
+local function comparison_figures(run, comparison)
+  local phase_by_index = {}
+  for _, phase in ipairs(run.phases) do phase_by_index[phase.index] = phase end
+  local rows = is_array(comparison.rows) and comparison.rows or {}
+  local categories, category_index, variants, variant_index = {}, {}, {}, {}
+  for _, row in ipairs(rows) do
+    if not category_index[row.phase] then
+      categories[#categories + 1] = row.phase
+      category_index[row.phase] = #categories
+    end
+    local v = tostring(row.variant or row.label)
+    if not variant_index[v] then
+      variants[#variants + 1] = v
+      variant_index[v] = #variants
+    end
+  end
+  local out = {}
+  for _, metric in ipairs(is_array(comparison.metrics) and comparison.metrics or {}) do
+    local info = metric_info(metric)
+    local groups = {}
+    for i, v in ipairs(variants) do groups[i] = { name = v, values = {}, errors = {} } end
+    local table_rows = {}
+    for _, row in ipairs(rows) do
+      local value = row.values and row.values[metric]
+      if num(value) then
+        local g = groups[variant_index[tostring(row.variant or row.label)]]
+        local c = category_index[row.phase]
+        g.values[c] = value
+        local phase = phase_by_index[row.phase_index]
+        local stddev = info.stddev and phase and phase.result and num(phase.result[info.stddev])
+        g.errors[c] = stddev
+        table_rows[#table_rows + 1] = { phase = row.phase, variant = tostring(row.variant or row.label),
+          value = value, stddev = stddev, relative = row.relative and row.relative[metric],
+          baseline = row.baseline }
+      end
+    end
+    if #table_rows > 0 then
+      local title = string.format("%s by %s", info.title, comparison.by or "variant")
+      out[#out + 1] = figure(svg.bars { title = title, categories = categories, groups = groups,
+        y = { title = info.title, format = info.format } }, { { title = title, rows = table_rows, columns = {
+        { key = "phase", title = "phase" }, { key = "variant", title = comparison.by or "variant" },
+        { key = "value", title = info.title, format = info.format },
+        { key = "stddev", title = "per-second stddev", format = info.format },
+        { key = "relative", title = "vs baseline %" }, { key = "baseline", title = "baseline" } } } })
+    end
+  end
+  return out
+end
+
+-- ---------------------------------------------------------------- runs
+
+local function facts(run)
+  local doc = run.doc
+  local list = {}
+  local function add(name, value)
+    if value ~= nil and value ~= "" then list[#list + 1] = { name, value } end
+  end
+  add("results folder", run.dir)
+  add("command", doc.command)
+  add("scenario", doc.scenario and doc.scenario.script)
+  add("status", doc.status)
+  if doc.complete == false then add("complete", "no (the run stopped early; what it finished is shown)") end
+  add("started", doc.started_at)
+  add("finished", doc.finished_at)
+  add("client host", doc.host)
+  local cluster = type(doc.cluster) == "table" and doc.cluster or {}
+  add("ceph", cluster.version)
+  add("fsid", cluster.fsid)
+  if cluster.osds_up then add("OSDs up / in", string.format("%s / %s", cluster.osds_up, cluster.osds_in)) end
+  if type(doc.software) == "table" then
+    add("software", string.format("%s, librados %s", doc.software.lua or "?", doc.software.librados or "?"))
+  end
+  add("pool", doc.pool)
+  return key_value_table("Run and cluster", list)
+end
+
+local function params_table(doc)
+  if type(doc.params_text) ~= "table" then return nil end
+  local names = {}
+  for name in pairs(doc.params_text) do names[#names + 1] = name end
+  table.sort(names)
+  local t = { title = "Params", columns = { { key = "name", title = "param" }, { key = "value", title = "value" },
+    { key = "source", title = "from" } }, rows = {} }
+  for _, name in ipairs(names) do
+    t.rows[#t.rows + 1] = { name = name, value = doc.params_text[name],
+      source = type(doc.params_source) == "table" and doc.params_source[name] or nil }
+  end
+  return t
+end
+
+local function pools_table(doc)
+  if not is_array(doc.pools) or #doc.pools == 0 then return nil end
+  local t = { title = "Pools", columns = { { key = "label", title = "pool" }, { key = "name", title = "name" },
+    { key = "layout", title = "layout" }, { key = "pg_num", title = "pg_num" },
+    { key = "created", title = "created by the run" } }, rows = {} }
+  for _, pool in ipairs(doc.pools) do
+    local spec = type(pool.spec) == "table" and pool.spec or {}
+    local layout = spec.type == "erasure" and string.format("erasure k=%s m=%s", spec.k or "?", spec.m or "?") or
+      (spec.type and string.format("%s size=%s", spec.type, spec.size or "?")) or ""
+    t.rows[#t.rows + 1] = { label = pool.label, name = pool.name, layout = layout,
+      pg_num = type(pool.info) == "table" and pool.info.pg_num or nil, created = pool.created }
+  end
+  return t
+end
+
+local function run_section(run, number, many)
+  local out = {}
+  local title = run.title .. (many and string.format(" (run %d)", number) or "")
+  out[#out + 1] = string.format('<section class="run" id="run-%d"><h2>%s</h2>', number, escape(title))
+  if run.description then out[#out + 1] = "<p>" .. escape(run.description) .. "</p>" end
+  out[#out + 1] = '<div class="facts">'
+  out[#out + 1] = table_html(facts(run), true)
+  local params = params_table(run.doc)
+  if params then out[#out + 1] = table_html(params, true) end
+  local pools = pools_table(run.doc)
+  if pools then out[#out + 1] = table_html(pools, true) end
+  out[#out + 1] = "</div>"
+
+  local rows = {}
+  for _, phase in ipairs(run.phases) do rows[#rows + 1] = phase_row(phase) end
+  out[#out + 1] = "<h3>Phases</h3>"
+  out[#out + 1] = table_html({ title = "Phase summary", columns = M.phase_columns, rows = rows }, true)
+
+  for _, comparison in ipairs(run.comparisons) do
+    out[#out + 1] = string.format("<h3>Comparison by %s</h3><div class=\"grid\">", escape(comparison.by or "variant"))
+    for _, f in ipairs(comparison_figures(run, comparison)) do out[#out + 1] = f end
+    out[#out + 1] = "</div>"
+  end
+  for _, sweep in ipairs(run.sweeps) do
+    local figures = sweep_figures(run, sweep)
+    if #figures > 0 then
+      out[#out + 1] = string.format("<h3>Sweep over %s</h3><div class=\"grid\">",
+        escape(table.concat(sweep.dimensions, " × ")))
+      for _, f in ipairs(figures) do out[#out + 1] = f end
+      out[#out + 1] = "</div>"
+    end
+  end
+
+  local by_op, order = percentile_curves(run.phases, function(phase)
+    return string.format("[%d] %s", phase.index or 0, phase.label ~= "" and phase.label or phase.name)
+  end)
+  if #order > 0 then
+    out[#out + 1] = '<h3>Latency percentiles</h3><div class="grid">'
+    for _, op in ipairs(order) do
+      out[#out + 1] = percentile_figure(op .. ": latency by percentile", by_op[op])
+    end
+    out[#out + 1] = "</div>"
+  end
+
+  out[#out + 1] = '<h3>Timelines</h3><div class="grid">'
+  for _, phase in ipairs(run.phases) do
+    if measured(phase) then
+      local figures = timeline_figures(phase)
+      if figures then out[#out + 1] = figures end
+    end
+  end
+  out[#out + 1] = "</div></section>"
+  return table.concat(out, "\n")
+end
+
+-- Runs side by side: the same (phase, variant) in each run, with change vs the first run.
+local function across_runs(runs)
+  local keys, key_index, cells = {}, {}, {}
+  for r, run in ipairs(runs) do
+    for _, phase in ipairs(run.phases) do
+      if measured(phase) then
+        local key = phase.name .. (phase.label and phase.label ~= "" and (" " .. phase.label) or "")
+        if not key_index[key] then
+          keys[#keys + 1] = key
+          key_index[key] = #keys
+        end
+        cells[key] = cells[key] or {}
+        cells[key][r] = cells[key][r] or phase -- the first phase of that name in the run
+      end
+    end
+  end
+  local shared = {}
+  for _, key in ipairs(keys) do
+    local count = 0
+    for r = 1, #runs do
+      if cells[key][r] then count = count + 1 end
+    end
+    if count > 1 then shared[#shared + 1] = key end
+  end
+  keys = shared
+  if #keys == 0 then
+    return '<section class="run" id="across"><h2>Across runs</h2><p>No phase (by name and variant) appears in more than one of these runs, so there is nothing to set side by side; each run is shown below.</p></section>'
+  end
+  local out = { '<section class="run" id="across"><h2>Across runs</h2>',
+    "<p>Each measured phase, matched by phase name and variant across the runs; changes are relative to run 1.</p>",
+    '<div class="grid">' }
+  for _, metric in ipairs { { "bandwidth_mib", "bandwidth_stddev", "MiB/s", scale.number },
+    { "iops", "iops_stddev", "IOPS", scale.count } } do
+    local groups, rows = {}, {}
+    for r, run in ipairs(runs) do
+      groups[r] = { name = string.format("run %d: %s", r, run.dir or run.title), values = {}, errors = {} }
+    end
+    local any = false
+    for k, key in ipairs(keys) do
+      local base
+      for r = 1, #runs do
+        local phase = cells[key][r]
+        local value = phase and num(phase.result[metric[1]])
+        if value then
+          any = true
+          groups[r].values[k] = value
+          groups[r].errors[k] = num(phase.result[metric[2]])
+          if r == 1 then base = value end
+          rows[#rows + 1] = { phase = key, run = r, value = value, stddev = num(phase.result[metric[2]]),
+            change = base and base ~= 0 and r > 1 and (value / base - 1) * 100 or nil }
+        end
+      end
+    end
+    if any then
+      local title = metric[3] .. " across runs"
+      out[#out + 1] = figure(svg.bars { title = title, categories = keys, groups = groups,
+        y = { title = metric[3], format = metric[4] }, width = math.max(600, 110 * #keys) },
+        { { title = title, rows = rows, columns = { { key = "phase", title = "phase" }, { key = "run", title = "run" },
+          { key = "value", title = metric[3], format = metric[4] },
+          { key = "stddev", title = "per-second stddev", format = metric[4] },
+          { key = "change", title = "vs run 1 %" } } } })
+    end
+  end
+  -- percentile curves of the same phase across runs
+  for _, key in ipairs(keys) do
+    local curves = {}
+    for r = 1, #runs do
+      local phase = cells[key][r]
+      local l = phase and phase.result.lat
+      if type(l) == "table" and is_array(l.percentiles) and #l.percentiles > 0 then
+        curves[#curves + 1] = { name = "run " .. r, percentiles = l.percentiles }
+      end
+    end
+    if #curves > 1 then
+      out[#out + 1] = percentile_figure(key .. ": latency by percentile, by run", curves)
+    end
+  end
+  out[#out + 1] = "</div></section>"
+  return table.concat(out, "\n")
+end
+
+local css = [[
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
+header{background:#1d2430;color:#fff;padding:16px 28px}header h1{margin:0;font-size:22px}
+header p{margin:4px 0 0;color:#c9d1dc}nav{padding:8px 28px;background:#e9edf2}nav a{margin-right:14px}
+main{padding:12px 28px}section.run{background:#fff;border:1px solid #dde3ea;border-radius:6px;padding:12px 20px;margin:16px 0}
+h2{margin:4px 0 8px;font-size:19px}h3{margin:18px 0 6px;font-size:16px;border-bottom:1px solid #e4e8ee}
+.grid{display:flex;flex-wrap:wrap;gap:14px}.facts{display:flex;flex-wrap:wrap;gap:14px;align-items:flex-start}
+figure.chart-box{margin:0;flex:1 1 540px;max-width:640px;overflow-x:auto}svg.chart{max-width:100%;height:auto;background:#fff}
+svg .grid{stroke:#e6e9ee;stroke-width:1}svg .axis{stroke:#5b6675;stroke-width:1}
+svg text{font:11px system-ui,sans-serif;fill:#3b4552}svg .chart-title{font-size:13px;font-weight:600;fill:#1d2430}
+svg .axis-title{font-size:11px;fill:#5b6675}svg .error-bar{stroke:#1d2430;stroke-width:1.2;fill:none}
+details.data{margin:4px 0 10px}details.data summary{cursor:pointer;color:#3a5f8f;font-size:12px}
+table{border-collapse:collapse;font-size:12px;margin-top:4px}th,td{border:1px solid #dde3ea;padding:2px 7px;text-align:left}
+th{background:#eef1f5}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+footer{padding:10px 28px 30px;color:#6b7685;font-size:12px}
+]]
+
+-- build(runs, options) -> the HTML text; runs come from normalize().
+function M.build(runs, options)
+  options = options or {}
+  local many = #runs > 1
+  local out = { "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    "<title>" .. escape(options.title or "cephmark report") .. "</title>",
+    "<style>" .. css .. "</style></head><body>" }
+  local subtitle = {}
+  for i, run in ipairs(runs) do
+    subtitle[#subtitle + 1] = string.format("%s%s", many and ("run " .. i .. ": ") or "", run.dir or run.title)
+  end
+  out[#out + 1] = string.format("<header><h1>%s</h1><p>%s</p></header>", escape(options.title or "cephmark report"),
+    escape(table.concat(subtitle, " · ")))
+  if many then
+    local links = {}
+    for i, run in ipairs(runs) do links[#links + 1] = string.format('<a href="#run-%d">run %d: %s</a>', i, i, escape(run.title)) end
+    links[#links + 1] = '<a href="#across">across runs</a>'
+    out[#out + 1] = "<nav>" .. table.concat(links) .. "</nav>"
+  end
+  out[#out + 1] = "<main>"
+  if many then out[#out + 1] = across_runs(runs) end
+  for i, run in ipairs(runs) do out[#out + 1] = run_section(run, i, many) end
+  out[#out + 1] = "</main>"
+  out[#out + 1] = string.format("<footer>Made by cephmark%s. Latency axes are logarithmic; MiB/s is 2^20 bytes per second (rados bench's \"MB/s\").</footer>",
+    options.version and (" " .. escape(options.version)) or "")
+  out[#out + 1] = "</body></html>\n"
+  return table.concat(out, "\n")
+end
+
+return M
