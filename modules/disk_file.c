@@ -163,7 +163,9 @@ static int open_path(struct cm_disk *disk, char *error, size_t error_size)
                         o->path);
         disk->block_device = S_ISBLK(st.st_mode);
     }
-    int flags = O_CLOEXEC | (o->write ? O_RDWR : O_RDONLY);
+    /* a read of a file shorter than the region lays it out first, which needs writing */
+    bool lay_out_first = !exists || (!disk->block_device && o->size > (uint64_t)st.st_size);
+    int flags = O_CLOEXEC | (o->write || lay_out_first ? O_RDWR : O_RDONLY);
     if (disk->block_device) {
         char where[2048];
         if (o->write && !o->allow_block_device)

@@ -1,0 +1,106 @@
+-- cephmark.disk on a small file in the build tree (a disk filesystem): dd-style counts,
+-- time bounds, random I/O through io_uring and the sync path, fsync per op and at the end,
+-- the layout of a file read before it exists, and bad input. No cluster needed.
+local disk = require "cephmark.disk"
+local sys = require "cephmark.sys"
+local t = require "cephmark.test"
+
+local base = os.getenv("CEPHMARK_BUILD_DIR") or "."
+local dir = string.format("%s/test-disk-%d", base, sys.getpid())
+assert(sys.mkdir(dir))
+local file = dir .. "/data"
+
+-- dd's `bs=1M count=8 oflag=direct`, then reading it back
+local w = disk.bench { path = file, io_type = "write", block_size = "1M", count = 8 }
+t.eq(w.ops, 8, "count = 8 writes 8 blocks")
+t.eq(w.bytes, 8 * 1048576, "bytes")
+t.eq(w.dd.bytes, 8 * 1048576, "dd summary bytes")
+t.ok(w.dd.seconds > 0 and w.dd.mb_s > 0, "dd summary seconds and MB/s")
+t.eq(w.engine, "io_uring", "io_uring is used when the kernel has it")
+t.eq(w.direct, true, "O_DIRECT by default")
+t.eq(w.size, 8 * 1048576, "a new file's region is what count asks for")
+t.eq(sys.stat(file).size, 8 * 1048576, "the file holds it")
+
+local r = disk.bench { path = file, io_type = "read", block_size = "1M" }
+t.eq(r.ops, 8, "with no bound, a read makes one pass over the file")
+t.eq(r.errors, 0, "no errors")
+
+-- random 4K reads, 8 in flight, time bound; percentiles and a per-second series
+local seen = 0
+local rr = disk.bench { path = file, io_type = "read", pattern = "rand", block_size = "4K", threads = 8,
+  seconds = 1.2, on_second = function() seen = seen + 1 end }
+t.ok(rr.ops > 100, "random reads ran: " .. rr.ops)
+t.eq(rr.threads, 8, "8 in flight")
+t.ok(rr.lat.p50 > 0 and rr.lat.p99 >= rr.lat.p50, "latency percentiles")
+t.ok(seen >= 1, "on_second was called")
+t.ok(#rr.series >= 1, "per-second series")
+
+-- the synchronous path
+local s = disk.bench { path = file, io_type = "read", pattern = "rand", block_size = "4K", engine = "sync", ops = 200 }
+t.eq(s.engine, "sync", "engine sync")
+t.eq(s.ops, 200, "ops bound")
+t.eq(s.threads, 1, "one op in flight")
+
+-- fsync per op (linked to each write in io_uring) and fdatasync at the end
+local f = disk.bench { path = file, io_type = "write", pattern = "rand", block_size = "4K", threads = 4,
+  ops = 64, sync = "fsync", sync_when = "op" }
+t.eq(f.ops, 64, "writes with an fsync each")
+t.eq(f.errors, 0, "no errors with fsync per op")
+t.eq(f.sync_when, "op", "sync_when recorded")
+local fe = disk.bench { path = file, io_type = "write", block_size = "64K", ops = 16, sync = "fdatasync",
+  engine = "sync" }
+t.ok(fe.sync_seconds >= 0 and fe.dd.seconds >= fe.elapsed, "the final fdatasync counts in dd's seconds")
+
+-- buffered I/O is allowed, with sizes O_DIRECT would refuse
+local b = disk.bench { path = file, io_type = "read", block_size = 1000, direct = false, ops = 10 }
+t.eq(b.ops, 10, "unaligned sizes without O_DIRECT")
+
+-- reading a file that is not there lays it out first (as fio does), and remove cleans up
+local fresh = dir .. "/fresh"
+local l = disk.bench { path = fresh, io_type = "read", block_size = "64K", size = "2M", remove = true }
+t.eq(l.prepared_bytes, 2 * 1048576, "the missing file was laid out with 2M")
+t.eq(l.ops, 32, "then read once")
+t.eq(sys.stat(fresh), nil, "remove = true deletes a file the run created")
+
+-- bad input: one clear message each
+t.raises(function() disk.bench { path = file, block_size = 1000 } end,
+  "block_size 1000 is not a multiple of 512 bytes, the alignment O_DIRECT needs on " .. file, "unaligned O_DIRECT")
+t.raises(function() disk.bench { path = dir } end, dir .. " is a directory", "a directory")
+t.raises(function() disk.bench { path = dir .. "/no/such/dir/x", io_type = "write", count = 1 } end,
+  "cannot open " .. dir .. "/no/such/dir/x for writing: No such file or directory", "a path that cannot be created")
+t.raises(function() disk.bench { path = file, engine = "sync", threads = 4 } end,
+  "engine \"sync\" keeps one op in flight", "sync with threads > 1")
+t.raises(function() disk.bench { path = file, io_type = "scribble" } end, "unknown io_type 'scribble'", "io_type")
+t.raises(function() disk.bench { path = file, pattern = "zigzag" } end, "unknown pattern 'zigzag'", "pattern")
+t.raises(function() disk.bench { path = file, sync = "sometimes" } end, "unknown sync 'sometimes'", "sync")
+t.raises(function() disk.bench {} end, "path is required", "no path")
+t.raises(function() disk.bench { path = file, block_size = "4X" } end, "size '4X' has an unknown suffix", "bad size")
+t.raises(function() disk.bench { path = file, size = "1K", block_size = "4K" } end,
+  "is smaller than block_size", "region smaller than a block")
+t.raises(function() disk.bench { path = "/dev/null", io_type = "write", count = 1 } end,
+  "/dev/null is neither a regular file nor a block device", "a character device")
+-- block devices are written only when the scenario says so, and never when mounted
+local root_device
+for line in io.lines("/proc/self/mounts") do
+  local device, point = line:match("^(/dev/%S+) (%S+) ")
+  if device and point == "/" and sys.stat(device) then root_device = device end
+end
+if root_device then
+  t.raises(function() disk.bench { path = root_device, io_type = "write", count = 1 } end,
+    "refusing to write to the block device " .. root_device .. ": it destroys what the device holds",
+    "a block device without allow_block_device")
+end
+-- (a mounted device is refused even with allow_block_device: tests/integration/test_disk_bad_input.sh,
+-- on a loop device)
+
+-- drop_caches: root only
+local ok, message = disk.drop_caches()
+if sys.geteuid() == 0 then
+  t.eq(ok, true, "drop_caches as root")
+else
+  t.match(message, "drop_caches needs root", "drop_caches as another user")
+end
+
+os.remove(file)
+sys.remove_tree(dir)
+return t.done()
