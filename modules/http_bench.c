@@ -70,7 +70,6 @@ static size_t on_read(char *buffer, size_t size, size_t count, void *arg)
 static int on_socket(CURL *easy, curl_socket_t socket, int what, void *arg, void *socket_arg)
 {
     (void)easy;
-    (void)socket_arg;
     struct cm_http_bench *bench = arg;
     if (what == CURL_POLL_REMOVE) {
         epoll_ctl(bench->epoll_fd, EPOLL_CTL_DEL, socket, NULL);
@@ -81,8 +80,15 @@ static int on_socket(CURL *easy, curl_socket_t socket, int what, void *arg, void
         event.events |= EPOLLIN;
     if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT)
         event.events |= EPOLLOUT;
-    if (epoll_ctl(bench->epoll_fd, EPOLL_CTL_MOD, socket, &event) < 0 && errno == ENOENT)
-        epoll_ctl(bench->epoll_fd, EPOLL_CTL_ADD, socket, &event);
+    /* curl keeps a pointer per socket for us until it removes the socket: non-NULL once
+     * the socket is in the epoll set, so each change is one epoll_ctl */
+    if (socket_arg) {
+        epoll_ctl(bench->epoll_fd, EPOLL_CTL_MOD, socket, &event);
+    } else {
+        if (epoll_ctl(bench->epoll_fd, EPOLL_CTL_ADD, socket, &event) < 0 && errno == EEXIST)
+            epoll_ctl(bench->epoll_fd, EPOLL_CTL_MOD, socket, &event);
+        curl_multi_assign(bench->multi, socket, bench);
+    }
     return 0;
 }
 
