@@ -547,8 +547,14 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
         engine->watchdog_started = true;
     }
     for (;;) {
-        if (atomic_load_explicit(&engine->watchdog_fired, memory_order_relaxed))
-            break; /* the drain deadline passed while the loop was blocked: abandon */
+        if (atomic_load_explicit(&engine->watchdog_fired, memory_order_relaxed)) {
+            /* the drain deadline passed while the loop was blocked: the seconds that
+             * ended meanwhile are closed, then the ops still in flight abandoned */
+            for (uint64_t now = cm_now_ns(); now >= engine->next_second_ns;
+                 engine->next_second_ns += NS_PER_S)
+                close_second(engine, engine->next_second_ns);
+            break;
+        }
         start_ops(engine);
         if (engine->ops->poll)
             engine->ops->poll(target, cm_now_ns());
