@@ -152,6 +152,22 @@ measure() {
     fi
 }
 cpu_of() { awk '{ printf "%.6f\n", $1 + $2 }' "$BENCH_TMP/$1.cpu"; }
+# osd_cpu_s: user+sys CPU seconds used so far by the OSDs of the cluster in $CEPH_CONF (their
+# pid files are in run/ next to the conf, as `cephmark cluster up` lays them out); 0 if none
+osd_cpu_s() {
+    local run_dir f total=0 ticks
+    run_dir=$(dirname "${CEPH_CONF:-/etc/ceph/ceph.conf}")/run
+    ticks=$(getconf CLK_TCK)
+    for f in "$run_dir"/osd.*.pid; do
+        [[ -r $f ]] || continue
+        total=$((total + $(awk '{ print $14 + $15 }' "/proc/$(cat "$f")/stat" 2>/dev/null || echo 0)))
+    done
+    awk -v t="$total" -v hz="$ticks" 'BEGIN { printf "%.3f\n", t / hz }'
+}
+# machine_busy_s: CPU seconds all cores spent not idle so far (from /proc/stat)
+machine_busy_s() {
+    awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.3f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz }' /proc/stat
+}
 wall_of() { awk '{ print $3 }' "$BENCH_TMP/$1.cpu"; }
 csw_of() { awk '{ print $5 + $6 }' "$BENCH_TMP/$1.cpu"; } # context switches, all threads
 # the JSON document a bench tool printed (rados bench prints "hints = 1" first)

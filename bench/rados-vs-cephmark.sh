@@ -100,18 +100,23 @@ for ((round = 1; round <= ROUNDS; round++)); do
             measure "cw_$tool" rados bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
                 --no-cleanup --run-name "$run_name" --format json
             objects=$(jfield "cw_$tool" total_writes_made)
+            osd0=$(osd_cpu_s) busy0=$(machine_busy_s)
             measure "cl_$tool" rados -p "$pool" cleanup --run-name "$run_name"
         else
             measure "cw_$tool" "$CEPHMARK" rados-bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
                 --no-cleanup --run-name "$run_name" --format json
             objects=$(jfield "cw_$tool" total_writes_made)
+            osd0=$(osd_cpu_s) busy0=$(machine_busy_s)
             measure "cl_$tool" "$CEPHMARK" rados-cleanup -p "$pool" --run-name "$run_name"
         fi
+        osd1=$(osd_cpu_s) busy1=$(machine_busy_s)
         wall=$(wall_of "cl_$tool")
         sample "cleanup_$tool.s" "$wall"
         sample "cleanup_$tool.objects" "$objects"
         sample "cleanup_$tool.us_per_object" "$(awk -v w="$wall" -v o="$objects" 'BEGIN { printf "%.3f", w * 1e6 / o }')"
         sample "cleanup_$tool.cpu_s" "$(cpu_of "cl_$tool")"
+        sample "cleanup_$tool.osd_us_per_object" "$(awk -v a="$osd0" -v b="$osd1" -v o="$objects" 'BEGIN { printf "%.3f", (b - a) * 1e6 / o }')"
+        sample "cleanup_$tool.busy" "$(awk -v a="$busy0" -v b="$busy1" -v w="$wall" -v n="$(nproc)" 'BEGIN { printf "%.3f", (b - a) / (w * n) }')"
         bench_log "round $round cleanup $tool: $objects objects in ${wall}s (cpu $(cpu_of "cl_$tool")s)"
         left=$(pool_objects "$pool")
         [[ $left -eq 0 ]] || bench_log "warning: $left objects left in $pool after the $tool cleanup"
@@ -157,11 +162,18 @@ for size in $SIZES; do
 done
 echo
 echo "cleanup of a ${CLEANUP_SECONDS}s 4K write run (wall time of the cleanup command; medians):"
-printf '%-10s %10s %10s %12s %10s\n' tool objects seconds "us/object" "cpu s"
+printf '%-10s %10s %10s %12s %10s %14s %10s\n' tool objects seconds "us/object" "cpu s" "OSD us/object" "busy"
 for tool in rados cephmark; do
-    printf '%-10s %10.0f %10.3f %12.1f %10.3f\n' "$tool" "$(med cleanup_$tool.objects)" "$(med cleanup_$tool.s)" \
-        "$(med cleanup_$tool.us_per_object)" "$(med cleanup_$tool.cpu_s)"
+    printf '%-10s %10.0f %10.3f %12.1f %10.3f %14.1f %10.3f\n' "$tool" "$(med cleanup_$tool.objects)" "$(med cleanup_$tool.s)" \
+        "$(med cleanup_$tool.us_per_object)" "$(med cleanup_$tool.cpu_s)" \
+        "$(med cleanup_$tool.osd_us_per_object)" "$(med cleanup_$tool.busy)"
 done
+echo "OSD us/object: CPU of this cluster's OSD processes during the cleanup, per object removed;"
+echo "busy: fraction of all $(nproc) cores not idle during it (every process on the machine)."
+echo "lower bound for cephmark's cleanup with $(nproc) cores: (OSD + client CPU) / cores =" \
+    "$(awk -v o="$(med cleanup_cephmark.osd_us_per_object)" -v c="$(med cleanup_cephmark.cpu_s)" \
+        -v n="$(med cleanup_cephmark.objects)" -v k="$(nproc)" 'BEGIN { printf "%.1f", (o + c * 1e6 / n) / k }') us/object" \
+    "(target: $(awk -v r="$(med cleanup_rados.us_per_object)" 'BEGIN { printf "%.1f", r / 3 }') us/object)"
 echo "cleanup time ratio cephmark/rados: $(ratio "$(med cleanup_cephmark.s)" "$(med cleanup_rados.s)")" \
     "(per object: $(ratio "$(med cleanup_cephmark.us_per_object)" "$(med cleanup_rados.us_per_object)"); target <= 0.333)"
 echo "per-round time ratios: $(ratios cleanup_cephmark.s cleanup_rados.s | paste -sd' ')" \
