@@ -1,0 +1,53 @@
+# The object-gateway scenarios against radosgw: s3-put-get on the suite's cluster (phases,
+# comparison, results without secrets), and rgw-replica-vs-ec: on the suite's cluster, whose
+# radosgw started before the placement targets existed, it stops with the one-line restart
+# message; on a private cluster prepared before radosgw starts (the documented order) it
+# writes each bucket's data into its own pool and compares them; mode=remove cleans up.
+set -u
+. "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+work=$(mktemp -d)
+private=$work/cluster
+trap '"$CEPHMARK" cluster down --dir "$private" >/dev/null 2>&1; rm -rf "$work" "$out_file" "$err_file"' EXIT
+scenarios=$CEPHMARK_SOURCE_DIR/scenarios
+
+check() {
+  checks=$((checks + 1))
+  if ! eval "$1"; then failures=$((failures + 1)); echo "FAIL: $2 ($1)"; fi
+}
+
+creds=$(dirname "$CEPH_CONF")/credentials.conf
+secret=$(awk -F' = ' '/^\[/{s=$0} s=="[s3]" && $1=="secret_key"{print $2}' "$creds")
+
+# ---- s3-put-get ------------------------------------------------------------------------------
+run_cli 0 run "$scenarios/s3-put-get.lua" -p sizes=4K,64K -p objects=40 -p seconds=1 -p threads=8 \
+  -p progress=false -o "$work/s3"
+expect_stdout "^\[1\] put size=4K"
+expect_stdout "^  = get size=64K: [0-9]+ ops in .* 0 errors$"
+expect_stdout "^comparison by size \(baseline 4K, marked \*\)$"
+expect_stdout "^get +64K +[0-9.]+ \([-+][0-9.]+%\)"
+check '[ -s "$work/s3/results.json" ]' "s3-put-get writes results"
+check '! grep -rqF -- "$secret" "$work/s3" "$out_file" "$err_file"' "no secret in output or results"
+
+# ---- rgw-replica-vs-ec on a radosgw that started before its placement targets ------------------
+run_cli 2 run "$scenarios/rgw-replica-vs-ec.lua" -p objects=4 -p seconds=1 -o "$work/ec1"
+expect_stderr "^cephmark: radosgw does not serve placement target cephmark-replica yet .* restart radosgw and run again"
+run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p mode=remove -o "$work/ec2"
+expect_stdout "removed placement target cephmark-ec and pool cephmark-rgw-ec-data"
+
+# ---- the documented order, on a private cluster ------------------------------------------------
+run_cli 0 cluster up --dir "$private" --quiet
+export CEPH_CONF=$private/ceph.conf CEPHMARK_CLUSTER_DIR=$private
+unset CEPHMARK_CREDENTIALS
+run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p mode=prepare -o "$work/ec3"
+expect_stdout "placement target cephmark-ec: data pool cephmark-rgw-ec-data"
+run_cli 0 cluster up --dir "$private" --rgw --quiet
+run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p objects=20 -p object_size=16K -p seconds=1 \
+  -p threads=8 -p progress=false -o "$work/ec4"
+expect_stdout "^pool cephmark-rgw-replica-data holds 20 RADOS objects"
+expect_stdout "^pool cephmark-rgw-ec-data holds 20 RADOS objects"
+expect_stdout "^comparison by data_pool \(baseline replica, marked \*\)$"
+expect_stdout "^get +ec +[0-9.]+ \([-+][0-9.]+%\)"
+run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p mode=remove -o "$work/ec5"
+run_cli 0 cluster down --dir "$private"
+
+finish
