@@ -347,8 +347,10 @@ void cm_rbd_image_init(struct cm_rbd_image *image)
     image->event_fd = -1;
 }
 
-/* rbd_cache as librbd applied it to the open image, and where the value came from. */
-static int effective_cache(rbd_image_t image, bool *cache, rbd_config_source_t *source)
+/* A boolean librbd option as it applies to the open image (client, pool or image
+ * configuration), and where the value came from. */
+static int image_config_bool(rbd_image_t image, const char *name, bool *value,
+                             rbd_config_source_t *source)
 {
     int max = 0;
     int rc = rbd_config_image_list(image, NULL, &max);
@@ -364,8 +366,8 @@ static int effective_cache(rbd_image_t image, bool *cache, rbd_config_source_t *
     }
     rc = -ENOENT;
     for (int i = 0; i < max; i++) {
-        if (strcmp(options[i].name, "rbd_cache") == 0) {
-            *cache = strcmp(options[i].value, "true") == 0;
+        if (strcmp(options[i].name, name) == 0) {
+            *value = strcmp(options[i].value, "true") == 0;
             *source = options[i].source;
             rc = 0;
         }
@@ -373,6 +375,12 @@ static int effective_cache(rbd_image_t image, bool *cache, rbd_config_source_t *
     rbd_config_image_list_cleanup(options, max);
     free(options);
     return rc;
+}
+
+/* rbd_cache as librbd applied it to the open image, and where the value came from. */
+static int effective_cache(rbd_image_t image, bool *cache, rbd_config_source_t *source)
+{
+    return image_config_bool(image, "rbd_cache", cache, source);
 }
 
 /* rbd_cache is read when an image opens: it decides whether librbd puts a cache layer in
@@ -694,10 +702,20 @@ static int bench_submit(void *self, struct cm_op *op)
         return rc;
     }
     if (write) {
-        cm_payload_fill(bench->payload, slot->buffer, io_size, bench->image->name, slot->offset,
-                        op->sequence, bench->run_id);
-        rc = rbd_aio_write2(bench->image->image, slot->offset, io_size, (const char *)slot->buffer,
+        const unsigned char *data =
+            bench->stage ? cm_payload_stage_op(bench->stage, io_size, bench->image->name,
+                                               slot->offset, op->sequence, bench->run_id)
+                         : NULL;
+        if (!data) {
+            cm_payload_fill(bench->payload, slot->buffer, io_size, bench->image->name, slot->offset,
+                            op->sequence, bench->run_id);
+            data = slot->buffer;
+        }
+        rc = rbd_aio_write2(bench->image->image, slot->offset, io_size, (const char *)data,
                             slot->completion, 0);
+        /* librbd has copied the staged bytes (see write_copies) */
+        if (bench->stage)
+            cm_payload_stage_release(bench->stage);
     } else {
         rc = rbd_aio_read2(bench->image->image, slot->offset, io_size, (char *)slot->buffer,
                            slot->completion, 0);
@@ -847,6 +865,19 @@ static void io_size_record(struct cm_rbd_bench *bench)
                  bench->image->name, strerror(-rc));
 }
 
+/* Whether rbd_aio_write2 copies the caller's buffer before it returns, so the bytes may
+ * change at once: librbd does unless zero-copy writes are enabled
+ * (rbd_disable_zero_copy_writes = false), in which case it keeps a reference to the
+ * caller's buffer until the write completes. Read per run: the option can change at run
+ * time. When in doubt (the option cannot be read), assume zero-copy. */
+static bool write_copies(rbd_image_t image)
+{
+    bool disabled = false;
+    rbd_config_source_t source;
+    return image_config_bool(image, "rbd_disable_zero_copy_writes", &disabled, &source) == 0 &&
+           disabled;
+}
+
 /* Bitmaps of this many blocks at most (2 x 256 MiB, touched lazily). */
 #define MAX_BLOCKS (1ULL << 31)
 
@@ -909,6 +940,9 @@ int cm_rbd_bench_init(struct cm_rbd_bench *bench, struct cm_rbd_image *image,
                  bench->blocks);
         return -ENOMEM;
     }
+    /* without a stage (out of memory) writes are filled into the slots' buffers */
+    if (options->io_type != CM_RBD_IO_READ && write_copies(image->image))
+        bench->stage = cm_payload_stage_new(bench->payload);
     io_size_record(bench);
     return 0;
 }
@@ -917,7 +951,9 @@ void cm_rbd_bench_fini(struct cm_rbd_bench *bench)
 {
     free(bench->busy);
     free(bench->written);
+    cm_payload_stage_free(bench->stage);
     cm_payload_free(bench->payload);
     bench->busy = bench->written = NULL;
+    bench->stage = NULL;
     bench->payload = NULL;
 }

@@ -126,6 +126,11 @@ struct cm_rbd_bench {
     uint64_t *written; /* bitmap: blocks this run wrote successfully */
     uint64_t *busy;    /* bitmap: blocks with an op in flight (never two at once) */
     cm_payload *payload;
+    /* Writes are assembled in place here instead of in the slot's buffer when librbd
+     * copies the caller's buffer before rbd_aio_write2 returns (rbd_disable_zero_copy_writes,
+     * true by default): no copy of the body by cephmark, no crc32c pass over it. NULL when
+     * librbd may keep the caller's buffer until the write completes (zero-copy writes). */
+    cm_payload_stage *stage;
     uint64_t verify_skipped; /* reads of foreign data that cannot be checked */
     char verify_errors[CM_RBD_VERIFY_ERRORS_KEPT][640];
     unsigned n_verify_errors;
