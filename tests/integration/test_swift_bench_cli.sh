@@ -61,6 +61,11 @@ run_cli 0 swift-bench -c 4 -s 0 -n 20 -g 10 -C 2 "$work/swift.conf"
 expect_stdout "INFO 20 PUTS \*\*FINAL\*\* \[0 failures\]"
 expect_stdout "INFO 10 GETS \*\*FINAL\*\* \[0 failures\]"
 
+# ---- -n 0: nothing written, nothing read, at once
+run_cli 0 swift-bench -c 4 -n 0 -g 10 "$work/swift.conf"
+expect_stdout "INFO 0 PUTS \*\*FINAL\*\* \[0 failures\], 0\.0/s$"
+check '! grep -q "GETS" "$out_file"' "-n 0 makes no GETs"
+
 # ---- credentials from the environment (ST_*) and a size range ---------------------------------
 ST_AUTH=$auth ST_USER=$user ST_KEY=$key run_cli 0 swift-bench -c 8 -l 1024 -s 8192 -n 40 -g 40
 expect_stdout "INFO 40 GETS \*\*FINAL\*\* \[0 failures\]"

@@ -244,9 +244,17 @@ function M.main(argv)
     return result
   end
 
-  local put = phase("put", "PUTS", { op = "put", containers = o.containers, objects = o.num_objects,
-    size = { o.size_min, o.size_max }, threads = o.put_concurrency,
-    prefix = "cephmark_" .. string.format("%d", sys.getpid()) })
+  local put
+  if o.num_objects > 0 then
+    put = phase("put", "PUTS", { op = "put", containers = o.containers, objects = o.num_objects,
+      size = { o.size_min, o.size_max }, threads = o.put_concurrency,
+      prefix = "cephmark_" .. string.format("%d", sys.getpid()) })
+  else
+    -- -n 0: nothing to write, read or delete (a bench with no object bound would run on)
+    log("Auth version: 1.0")
+    log(report.status_line("PUTS", 0, 0, 0, true))
+    put = { objects = 0, objects_written = 0 }
+  end
   if o.num_gets > 0 and not interrupted and (put.objects_written or 0) > 0 then
     phase("get", "GETS", { op = "get", from = put, ops = o.num_gets, threads = o.get_concurrency,
       random = true, verify = o.verify })
