@@ -165,6 +165,7 @@ struct cm_net_stream {
     bool active;    /* an op is in flight */
     bool receiving; /* rr: the request went out, the response is being read */
     bool blocked;   /* waiting for epoll */
+    bool broken;    /* failed or closed by the server: its slot retires */
     struct cm_net_client *client;
 };
 
@@ -356,6 +357,7 @@ static void advance(struct cm_net_stream *stream)
             stream->blocked = false;
             client->waiting--;
         }
+        stream->broken = result < 0;
         stream->active = false;
         cm_engine_complete(stream->op, result);
         return;
@@ -377,6 +379,8 @@ static int client_submit(void *self, struct cm_op *op)
     struct cm_net_client *client = self;
     struct cm_net_stream *stream = op->target_slot;
     const struct cm_net_options *o = &client->options;
+    if (stream->broken)
+        return CM_TARGET_SLOT_DONE; /* one error per broken stream, not one per turn */
     op->kind = o->mode == CM_NET_SEND   ? CM_OP_WRITE
                : o->mode == CM_NET_RECV ? CM_OP_READ
                                         : CM_OP_OTHER;

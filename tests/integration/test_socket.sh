@@ -101,6 +101,16 @@ expect_stderr_line "cephmark: netserver: --port must be between 0 and 65535, got
 run_cli 2 netserver --frobnicate
 expect_stderr_line "cephmark: netserver: unknown option '--frobnicate' (see \`cephmark netserver --help\`)"
 
+# a server that goes away mid-run: each stream fails once and the run ends early
+"$CEPHMARK" netserver --port "$refused" >"$work/dying.log" 2>&1 &
+dying=$!
+servers+=("$dying")
+for _ in $(seq 100); do grep -q listening "$work/dying.log" && break; sleep 0.05; done
+printf 'local r = require("cephmark.socket").bench { host = "127.0.0.1", port = %s, streams = 2, seconds = 20 }\nprint(string.format("errors=%%d early=%%s", r.errors, tostring(r.elapsed < 10)))\n' "$refused" >"$work/dying.lua"
+(sleep 1; kill "$dying") &
+run_cli 0 run "$work/dying.lua"
+expect_stdout "^errors=2 early=true$"
+
 # --once: the server exits after one test
 kill "${servers[0]}" 2>/dev/null
 wait "${servers[0]}" 2>/dev/null
