@@ -2,6 +2,7 @@
 #include "registry.h"
 
 const struct cm_c_module cm_c_modules[] = {
+    {"cephmark.control", luaopen_cephmark_control},
     {"cephmark.disk", luaopen_cephmark_disk},
     {"cephmark.json", luaopen_cephmark_json},
     {"cephmark.null", luaopen_cephmark_null},

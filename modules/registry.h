@@ -11,6 +11,7 @@ struct cm_c_module {
     lua_CFunction open;
 };
 
+int luaopen_cephmark_control(lua_State *L);
 int luaopen_cephmark_disk(lua_State *L);
 int luaopen_cephmark_json(lua_State *L);
 int luaopen_cephmark_null(lua_State *L);

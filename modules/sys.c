@@ -8,6 +8,7 @@
 #include "units.h"
 
 #include <dirent.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
@@ -388,16 +389,27 @@ static int sys_free_port(lua_State *L)
     return 1;
 }
 
+/* sys.realtime() -> seconds since the epoch (CLOCK_REALTIME, sub-microsecond), for
+ * comparing events across processes and hosts; intervals use sys.monotonic(). */
+static int sys_realtime(lua_State *L)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    lua_pushnumber(L, (double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+    return 1;
+}
+
 /* sys.port_open(port [, host]) -> bool: something accepts TCP connections there. */
 static int sys_port_open(lua_State *L)
 {
     lua_Integer port = luaL_checkinteger(L, 1);
+    const char *host = luaL_optstring(L, 2, "127.0.0.1");
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    if (inet_pton(AF_INET, host, &addr.sin_addr) != 1)
+        return luaL_argerror(L, 2, "an IPv4 address");
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return push_failure(L, "socket", errno);
-    struct sockaddr_in addr = {.sin_family = AF_INET,
-                               .sin_port = htons((uint16_t)port),
-                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     int ok = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
     close(fd);
     lua_pushboolean(L, ok);
@@ -773,6 +785,7 @@ int luaopen_cephmark_sys(lua_State *L)
         {"parse_size", sys_parse_size},
         {"port_open", sys_port_open},
         {"read_file", sys_read_file},
+        {"realtime", sys_realtime},
         {"realpath", sys_realpath},
         {"reap", sys_reap},
         {"remove_tree", sys_remove_tree},

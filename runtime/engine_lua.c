@@ -221,7 +221,7 @@ void cm_engine_lua_finish(struct cm_engine_lua *bridge)
     }
 }
 
-static void push_latency(lua_State *L, const cm_hist *hist)
+void cm_engine_lua_push_latency(lua_State *L, const cm_hist *hist)
 {
     lua_createtable(L, 0, 14);
     uint64_t count = cm_hist_count(hist);
@@ -254,6 +254,8 @@ static void push_latency(lua_State *L, const cm_hist *hist)
     lua_setfield(L, -2, "percentiles");
 }
 
+static void remember_histogram(lua_State *L, const cm_hist *hist);
+
 void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
                                const struct cm_engine_config *config)
 {
@@ -284,17 +286,17 @@ void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
     lua_setfield(L, -2, "interrupted");
     lua_pushboolean(L, r->drained);
     lua_setfield(L, -2, "drained");
-    push_latency(L, r->latency);
+    cm_engine_lua_push_latency(L, r->latency);
     lua_setfield(L, -2, "lat");
     if (r->latency_uncorrected) {
-        push_latency(L, r->latency_uncorrected);
+        cm_engine_lua_push_latency(L, r->latency_uncorrected);
         lua_setfield(L, -2, "lat_uncorrected");
     }
     /* per direction, when the run did both (a read/write mix) */
     if (cm_hist_count(r->latency_read) && cm_hist_count(r->latency_write)) {
-        push_latency(L, r->latency_read);
+        cm_engine_lua_push_latency(L, r->latency_read);
         lua_setfield(L, -2, "lat_read");
-        push_latency(L, r->latency_write);
+        cm_engine_lua_push_latency(L, r->latency_write);
         lua_setfield(L, -2, "lat_write");
     }
     FIELD_INT("reads", r->ops_by_kind[CM_OP_READ]);
@@ -305,4 +307,41 @@ void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "series");
+    remember_histogram(L, r->latency);
+}
+
+/* The encoded latency histogram of each result table lives in a weak-keyed registry table,
+ * not in the result: results are written as JSON and YAML, and the histogram is binary. */
+static const char histograms_key[] = "cephmark.engine.histograms";
+
+static void remember_histogram(lua_State *L, const cm_hist *hist)
+{
+    /* stack: result */
+    if (luaL_getsubtable(L, LUA_REGISTRYINDEX, histograms_key) == 0) {
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+    }
+    lua_pushvalue(L, -2);
+    size_t size = cm_hist_encoded_size(hist);
+    luaL_Buffer buffer;
+    unsigned char *out = (unsigned char *)luaL_buffinitsize(L, &buffer, size);
+    luaL_pushresultsize(&buffer, cm_hist_encode(hist, out, size));
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+int cm_engine_lua_push_histogram(lua_State *L, int result)
+{
+    result = lua_absindex(L, result);
+    if (luaL_getsubtable(L, LUA_REGISTRYINDEX, histograms_key) == 0) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        return 0;
+    }
+    lua_pushvalue(L, result);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+    return !lua_isnil(L, -1);
 }

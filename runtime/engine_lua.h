@@ -26,9 +26,18 @@ void cm_engine_lua_config(lua_State *L, int index, const char *what, double defa
 /* Releases the bridge's references; raises the callback's error if it failed. */
 void cm_engine_lua_finish(struct cm_engine_lua *bridge);
 
-/* Pushes the result as a table (see docs/dsl.md for the fields). */
+/* Pushes the result as a table (see docs/dsl.md for the fields). The encoded latency
+ * histogram (hist.h) stays attached to the table, outside it: see push_histogram. */
 void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *result,
                                const struct cm_engine_config *config);
+
+/* Pushes the encoded latency histogram of the result table at `result` (a string), or nil
+ * for any other value; returns whether there was one. Exact merges of results from several
+ * clients start from these (cephmark.control.merge_histograms). */
+int cm_engine_lua_push_histogram(lua_State *L, int result);
+
+/* Pushes a latency table (count, avg, p50 ... p99.99, fio's percentile list) of `hist`. */
+void cm_engine_lua_push_latency(lua_State *L, const cm_hist *hist);
 
 /* Option readers shared by target modules: sizes accept integers and "4K"-style strings. */
 uint64_t cm_lua_opt_size(lua_State *L, int table, const char *key, uint64_t fallback,

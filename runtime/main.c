@@ -29,6 +29,8 @@ static const char usage_text[] =
     "  swift-bench [OPTIONS] [CONF_FILE]\n"
     "                            a drop-in for swift-bench (Swift on radosgw), with percentiles\n"
     "  report DIR... [-o FILE]   one HTML report (SVG charts, tables) of results folders\n"
+    "  agent [--name NAME]       serve multi-client runs: register in the control pool and\n"
+    "                            run the phases `cephmark run --agents` sends\n"
     "  netserver [--port PORT]   the server side of the network baseline (like iperf3 -s)\n"
     "  help [COMMAND]            show help for a command\n"
     "\n"
@@ -55,15 +57,18 @@ static const char run_usage_text[] =
     "  --timeout SECONDS         connect and mon command timeout (default: 10)\n"
     "  -o, --output DIR          results directory\n"
     "  -L DIR                    add DIR to the folders require searches (repeatable)\n"
+    "  --agents N|NAME,NAME      run each pool phase on N registered agents (or those named),\n"
+    "                            started together; results merged (see docs/distributed.md)\n"
+    "  --control-pool POOL       the agents' control pool (default: cephmark-control)\n"
     "  -h, --help                with SCRIPT: list the scenario's parameters\n"
     "\n"
     "exit codes: 0 success; 1 the benchmark ran but reported failed ops; 2 script error,\n"
     "bad input or configuration error; 130 interrupted.\n";
 
 /* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
-static const char *const stdlib_commands[] = {"cluster",     "rados-bench", "rados-cleanup",
-                                              "rbd-bench",   "report",      "netserver",
-                                              "swift-bench", NULL};
+static const char *const stdlib_commands[] = {"cluster",   "rados-bench", "rados-cleanup",
+                                              "rbd-bench", "report",      "netserver",
+                                              "agent",     "swift-bench", NULL};
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -198,6 +203,10 @@ static int parse_run_args(lua_State *L, int argc, char **argv, const char **scri
             set_string_field(L, "output", value);
         } else if ((value = option_value(argc, argv, &i, "-L", NULL, &missing))) {
             append_string(L, "lib_dirs", value);
+        } else if ((value = option_value(argc, argv, &i, NULL, "--agents", &missing))) {
+            set_string_field(L, "agents", value);
+        } else if ((value = option_value(argc, argv, &i, NULL, "--control-pool", &missing))) {
+            set_string_field(L, "control_pool", value);
         } else if (missing) {
             return usage_error("option %s needs a value", arg);
         } else if (arg[0] == '-' && arg[1] != '\0') {

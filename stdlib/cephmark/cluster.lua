@@ -445,8 +445,8 @@ local function conf_text(state)
     "osd data = " .. join(dir, "osd", "$id"),
     -- its own key; the [client] keyring (client.admin) would fail with handle_auth_bad_method
     "keyring = " .. join(dir, "osd", "$id", "keyring"),
-    "public addr = 127.0.0.1",
-    "cluster addr = 127.0.0.1",
+    "public addr = " .. state.addr,
+    "cluster addr = " .. state.addr,
     "osd objectstore = " .. state.objectstore,
     -- two cores and a few GiB host everything: keep caches small
     "osd memory target = 1073741824",
@@ -465,7 +465,7 @@ local function conf_text(state)
     "[mgr]",
     "mgr data = " .. join(dir, "mgr"),
     "keyring = " .. join(dir, "mgr", "keyring"),
-    "public addr = 127.0.0.1",
+    "public addr = " .. state.addr,
     -- no restful/nfs: they need certificates or orchestrators a throwaway cluster lacks
     "mgr initial modules = iostat",
   }), "\n")
@@ -474,7 +474,7 @@ local function conf_text(state)
     "[" .. RGW_ENTITY .. "]",
     "keyring = " .. join(dir, "rgw", "keyring"),
     "rgw data = " .. join(dir, "rgw"),
-    "rgw frontends = beast endpoint=127.0.0.1:" .. state.rgw_port,
+    "rgw frontends = beast endpoint=" .. state.addr .. ":" .. state.rgw_port,
     -- no bucket lifecycle processing: its threads sleep in 5 s steps and hold up
     -- radosgw's shutdown by as much (garbage collection stays on)
     "rgw enable lc threads = false",
@@ -625,7 +625,7 @@ end
 
 local function wait_for_mon(state, deadline)
   local mon = find_daemon(state, "mon." .. MON_ID)
-  while not sys.port_open(state.mon_port) do
+  while not sys.port_open(state.mon_port, state.addr or "127.0.0.1") do
     sys.reap()
     if not daemon_alive(state, mon) then daemon_died(state, mon) end
     if sys.monotonic() > deadline then
@@ -778,7 +778,7 @@ local function create_rgw_user(state)
   return { swift_key = swift_key, access_key = s3.access_key, secret_key = s3.secret_key }
 end
 
-local function rgw_url(state) return "http://127.0.0.1:" .. state.rgw_port end
+local function rgw_url(state) return "http://" .. (state.addr or "127.0.0.1") .. ":" .. state.rgw_port end
 
 local function write_credentials(state, keys)
   local url = rgw_url(state)
@@ -805,7 +805,7 @@ local function start_rgw(state, deadline)
   repeat state.rgw_port = must(sys.free_port()) until state.rgw_port ~= state.mon_port
   write_conf(state)
   local daemon = spawn_daemon(state, RGW_ENTITY, "radosgw", { "-n", RGW_ENTITY })
-  while not sys.port_open(state.rgw_port) do
+  while not sys.port_open(state.rgw_port, state.addr or "127.0.0.1") do
     sys.reap()
     if not daemon_alive(state, daemon) then daemon_died(state, daemon) end
     if sys.monotonic() > deadline then
@@ -1036,7 +1036,8 @@ local function new_state(dir, opts)
     socket_dir = choose_socket_dir(dir),
     fsid = uuid(),
     mon_port = mon_port,
-    mon = "v2:127.0.0.1:" .. mon_port,
+    addr = opts.addr or "127.0.0.1",
+    mon = "v2:" .. (opts.addr or "127.0.0.1") .. ":" .. mon_port,
     rgw_port = 0, -- chosen when radosgw starts
     osds = osds,
     pool_size = math.min(3, osds),
@@ -1262,7 +1263,7 @@ function M.status(opts)
       result.problems[#result.problems + 1] = "the mon does not answer: " .. tostring(err)
     end
   end
-  if state.rgw and not sys.port_open(state.rgw_port) then
+  if state.rgw and not sys.port_open(state.rgw_port, state.addr or "127.0.0.1") then
     result.problems[#result.problems + 1] = "radosgw does not answer on " .. info.rgw.url
   end
   result.healthy = #result.problems == 0

@@ -58,8 +58,24 @@ function M.main(opts)
     args = opts.args or {},
     script = script,
     help = opts.help,
+    agents = opts.agents and { spec = opts.agents, control_pool = opts.control_pool } or nil,
   }
+  if opts.control_pool and not opts.agents then
+    sys.fail("--control-pool goes with --agents")
+  end
   package.loaded["cephmark.context"] = context
+  if context.agents then
+    -- a plain script would do its I/O here, on this host: refuse before it connects
+    local rados = require "cephmark.rados"
+    local connect = rados.connect
+    rados.connect = function(...)
+      if not context.in_scenario then
+        sys.fail("--agents runs the pool phases of a scenario (cm.scenario); " .. script ..
+          " is a plain script: run it without --agents")
+      end
+      return connect(...)
+    end
+  end
   local result = chunk(context.params, context.args)
   local scenario = package.loaded["cephmark.scenario"]
   if type(result) == "table" and type(result.run) == "function" then
@@ -67,6 +83,9 @@ function M.main(opts)
     result = result:run(context)
   elseif scenario then
     check_scenario_returned(scenario, result)
+  end
+  if context.agents and not context.in_scenario then
+    sys.fail("--agents runs the pool phases of a scenario (cm.scenario); " .. script .. " is a plain script")
   end
   return exit_code_for(result)
 end

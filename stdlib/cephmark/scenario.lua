@@ -525,11 +525,14 @@ function Run:create_pools()
 end
 
 function Run:execute()
+  self.context.in_scenario = true
   self.started_at = now_iso()
   self.started_clock = sys.monotonic()
   local ok, err = xpcall(function()
     self:open_results_dir()
     self:print_header()
+    -- with --agents, the agents are chosen and given the scenario before anything is created
+    if self.context.agents then self:start_agents() end
     self:create_pools()
     self.reached_run = true
     local before = self.scenario.hooks.before_run
@@ -848,12 +851,55 @@ function Run:phase(name, target, options)
     bench.on_second = on_second
     if is_handle then
       bench.op = op
+      if self.context.agents then return self:distributed_bench(target, op, bench) end
       return target:bench(bench)
     end
     return target.bench(bench)
   end, site)
-  if is_handle and is_bench_result(result) then self:track_objects(target, pool_label, op, bench, result) end
+  if is_handle and is_bench_result(result) and not self.context.agents then
+    self:track_objects(target, pool_label, op, bench, result)
+  end
   return result
+end
+
+-- With `cephmark run --agents`: the phase runs on every agent together (distributed.lua)
+-- and the result is the agents' merged result, with each agent's own under .agents.
+function Run:start_agents()
+  local agents = self.context.agents
+  self.coordinator = require("cephmark.distributed").start(self:cluster(), {
+    agents = agents.spec, control_pool = agents.control_pool, script = self.context.script,
+    params = self.scenario.params:as_params_file(self.values), wait = agents.wait,
+  })
+end
+
+function Run:distributed_bench(pool, op, bench)
+  if not self.coordinator then self:start_agents() end
+  local options = {}
+  for key, value in pairs(bench) do
+    if type(value) ~= "function" and key ~= "op" then options[key] = plain(value) end
+  end
+  local result = self.coordinator:run_phase { pool = pool:name(), op = op, options = options }
+  local names = {}
+  for name, r in pairs(result.agents) do
+    names[#names + 1] = name
+    say(string.format("  agent %-12s %d ops in %.2f s, %.1f MiB/s, p99 %s%s", name, r.ops or 0, r.elapsed or 0,
+      r.bandwidth_mib or 0, format_latency(type(r.lat) == "table" and r.lat.p99 or nil),
+      r.interrupted and " (interrupted)" or ""))
+  end
+  for _, e in ipairs(result.excluded) do say(string.format("  agent %-12s EXCLUDED: %s", e.agent, e.reason)) end
+  say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms",
+    result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000))
+  if op == "write" and not self:pool_entry_by_name(pool:name()) then
+    self:warn("objects written by agents to a pool this run did not create stay until a cleanup phase removes them")
+  end
+  return result
+end
+
+function Run:pool_entry_by_name(name)
+  for _, pool in ipairs(self.pools) do
+    if pool.name == name and pool.created then return pool end
+  end
+  return nil
 end
 
 -- Benchmark objects a write left in a pool the scenario did not create are removed at the
@@ -1171,6 +1217,9 @@ function Run:finish(ok, err)
   -- The steps are safe to repeat: a SIGINT landing between two of them (its error is
   -- raised once) reruns the whole sequence, and what was done is skipped.
   local function cleanup()
+    if self.coordinator then
+      step("ending the run on the agents", function() self.coordinator:finish(interrupted) end)
+    end
     step("restoring config", function()
       local restored, errors = self.config:restore()
       if not restored then error(table.concat(errors, "; "), 0) end

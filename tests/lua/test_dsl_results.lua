@@ -79,7 +79,7 @@ local ok, run = quietly(function() return scenario:run { output = dir, cluster =
 t.eq(ok, true, "the run completed: " .. tostring(run))
 local files = sys.list_dir(dir)
 table.sort(files)
-t.eq(table.concat(files, " "), "comparison.csv params.yaml phases.csv results.json results.yaml series.csv",
+t.eq(table.concat(files, " "), "comparison.csv params.csv params.yaml percentiles.csv phases.csv pools.csv report.html results.json results.yaml series.csv",
   "exactly the results files, no temporary ones")
 local document = json.decode(sys.read_file(dir .. "/results.json"))
 t.eq(document.complete, true, "complete")

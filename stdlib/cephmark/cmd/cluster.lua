@@ -30,7 +30,7 @@ Run `cephmark cluster <command> --help` for the options of each.
 local HELP = {
   up = [[
 usage: cephmark cluster up [--dir DIR] [--osds N] [--bluestore] [--memstore-size SIZE]
-                           [--mgr] [--rgw] [--timeout SECONDS] [--quiet]
+                           [--mgr] [--rgw] [--addr IP] [--timeout SECONDS] [--quiet]
 
 Creates a cluster in DIR and returns once it is healthy: mon in quorum, all OSDs up and
 in, the mgr active and radosgw answering when asked for. A cluster already running there
@@ -46,6 +46,8 @@ options:
                         only as data arrives
   --mgr                 also run a ceph-mgr (PG statistics in `ceph -s`)
   --rgw                 also run radosgw with a Swift subuser and S3 keys
+  --addr IP             the IPv4 address every daemon binds (default: 127.0.0.1); use an
+                        address on a bridge to reach the cluster from network namespaces
   --timeout SECONDS     how long to wait for the cluster to become healthy (default: 120)
   --quiet               print nothing but errors
   -h, --help            show this help
@@ -88,7 +90,7 @@ options:
 -- Which options each command takes; true means the option needs a value.
 local OPTIONS = {
   up = { dir = true, osds = true, bluestore = false, ["memstore-size"] = true, mgr = false,
-         rgw = false, quiet = false, timeout = true },
+         rgw = false, quiet = false, timeout = true, addr = true },
   down = { dir = true },
   status = { dir = true, json = false },
   env = { dir = true },
@@ -183,7 +185,16 @@ local function command_up(options)
       usage_error("up", "--timeout expects a positive number of seconds, got '%s'", options.timeout)
     end
   end
+  if options.addr then
+    local octets = { options.addr:match("^(%d+)%.(%d+)%.(%d+)%.(%d+)$") }
+    local valid = #octets == 4
+    for _, octet in ipairs(octets) do
+      if tonumber(octet) > 255 then valid = false end
+    end
+    if not valid then usage_error("up", "--addr expects an IPv4 address such as 10.0.0.1, got '%s'", options.addr) end
+  end
   local info, how = cluster.up {
+    addr = options.addr,
     dir = options.dir, osds = osds, objectstore = options.bluestore and "bluestore" or nil,
     memstore_bytes = memstore_bytes, mgr = options.mgr, rgw = options.rgw, quiet = options.quiet,
     timeout = timeout,

@@ -1,0 +1,250 @@
+-- `cephmark agent`: one client host's side of a multi-client run. Registers in the control
+-- pool (an omap entry with host, pid, version and a heartbeat every second), watches the
+-- control object, and serves the coordinator's messages: acknowledges the published
+-- scenario, opens the pool of each phase (the prepare barrier), starts the phase when the
+-- "go" notify arrives, stops it on "stop", and writes its result and latency histogram back
+-- as RADOS objects. Runs until SIGINT, then deregisters (a killed agent's registration
+-- stops heartbeating and expires). See distributed.lua for
+-- the protocol and docs/distributed.md for operating it.
+
+local args = require "cephmark.args"
+local connection = require "cephmark.connection"
+local control = require "cephmark.control"
+local distributed = require "cephmark.distributed"
+local json = require "cephmark.json"
+local sys = require "cephmark.sys"
+
+local M = {}
+
+local usage = [[
+usage: cephmark agent [-c CONF] [--id NAME] [-k KEYRING] [--control-pool POOL] [--name AGENT]
+
+Serves multi-client runs: registers AGENT (default: this host's name) in the control pool
+(default cephmark-control, created if missing), heartbeats every second, and runs the
+phases a coordinator (`cephmark run --agents N SCRIPT`) starts, each with its own object
+prefix and run name. Stops on Ctrl-C (SIGINT) and deregisters.
+
+options:
+  --name AGENT              the agent's name (default: the host name)
+  --control-pool POOL       the control pool (default: cephmark-control)
+  -c, --conf CONF / --id NAME / -k, --keyring FILE / --timeout SECONDS
+                            as for `cephmark run`]]
+
+local spec = {
+  ["--name"] = { key = "name", value = true },
+  ["--control-pool"] = { key = "control_pool", value = true },
+  ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
+  ["--id"] = { key = "id", value = true },
+  ["-k"] = { key = "keyring", value = true }, ["--keyring"] = { key = "keyring", value = true },
+  ["--timeout"] = { key = "timeout", value = true },
+  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
+}
+
+local function log(fmt, ...) io.stderr:write(string.format("agent: " .. fmt, ...), "\n") end
+
+local Agent = {}
+Agent.__index = Agent
+
+function Agent:register()
+  local entry = json.encode { host = sys.hostname(), pid = sys.getpid(), version = sys.version,
+    gid = self.gid, cookie = self.watch:cookie(), heartbeat = sys.realtime(), started = self.started,
+    state = self.state }
+  local ok, err = control.omap_set(self.pool, distributed.REGISTRY, { [self.name] = entry })
+  if not ok then log("heartbeat failed: %s", err) end
+  self.last_heartbeat = sys.monotonic()
+end
+
+function Agent:heartbeat_due() return sys.monotonic() - self.last_heartbeat >= distributed.HEARTBEAT_INTERVAL end
+
+function Agent:reply(message, body)
+  body.agent = self.name
+  local ok, err = self.watch:ack(message, json.encode(body))
+  if not ok then log("cannot acknowledge a notify: %s", err) end
+end
+
+local function listed(list, name)
+  for _, n in ipairs(list or {}) do
+    if n == name then return true end
+  end
+  return false
+end
+
+function Agent:on_hello(message, body)
+  if not listed(body.agents, self.name) then return self:reply(message, { ignored = true }) end
+  local text = self.pool:read(body.scenario)
+  local scenario = text and distributed.decode(text)
+  if not scenario then
+    return self:reply(message, { ok = false, error = "cannot read the scenario object " .. tostring(body.scenario) })
+  end
+  self.run = body.run
+  self.scenario = scenario
+  self.pools = {}
+  log("run %s: scenario %s (%d bytes) from %s pid %s", body.run, tostring(scenario.script), #text,
+    tostring(scenario.coordinator and scenario.coordinator.host), tostring(scenario.coordinator and scenario.coordinator.pid))
+  self:reply(message, { ok = true, bytes = #text })
+end
+
+function Agent:on_prepare(message, body)
+  if body.run ~= self.run or not listed(body.agents, self.name) then
+    return self:reply(message, { ignored = true })
+  end
+  local pool = self.pools[body.pool]
+  if not pool then
+    local err
+    pool, err = self.cluster:pool(body.pool)
+    if not pool then return self:reply(message, { ready = false, error = err }) end
+    self.pools[body.pool] = pool
+  end
+  self.prepared = body
+  self:reply(message, { ready = true })
+end
+
+-- Runs the prepared phase; between seconds it heartbeats and answers messages (a stop for
+-- this run ends the phase; anything else is answered "busy").
+function Agent:run_phase(phase)
+  local pool = self.pools[phase.pool]
+  local options = {}
+  for k, v in pairs(phase.options or {}) do options[k] = v end
+  options.op = phase.op
+  options.prefix = distributed.prefix(self.run, self.name)
+  options.run_name = distributed.run_name(self.run, self.name)
+  local stop = false
+  options.on_second = function()
+    if self:heartbeat_due() then self:register() end
+    while true do
+      local message = self:next_message(0)
+      if not message then break end
+      local body = distributed.decode(message.payload) or {}
+      if body.type == "stop" and body.run == self.run then
+        stop = true
+        self:reply(message, { stopping = true })
+      else
+        self:reply(message, { busy = true })
+      end
+    end
+    return not stop
+  end
+  self.state = "running"
+  log("run %s phase %d: %s on %s", self.run, phase.phase, phase.op, phase.pool)
+  local ok, result = pcall(pool.bench, pool, options)
+  self.state = "idle"
+  local document
+  local hist
+  if ok then
+    hist = control.histogram(result)
+    document = {}
+    for k, v in pairs(result) do document[k] = v end
+    document.agent = self.name
+    document.stopped = stop
+  else
+    local message = tostring((sys.error_info(result)))
+    if message:find("interrupted", 1, true) then error(result, 0) end
+    document = { agent = self.name, error = message }
+  end
+  if hist then
+    local written, err = self.pool:write_full(distributed.hist_object(self.run, phase.phase, self.name), hist)
+    if not written then log("cannot write the histogram: %s", err) end
+  end
+  local written, err = self.pool:write_full(distributed.result_object(self.run, phase.phase, self.name),
+    json.encode(document))
+  if not written then log("cannot write the result: %s", err) end
+  log("run %s phase %d: %s", self.run, phase.phase, ok and string.format("%d ops in %.2f s", result.ops, result.elapsed)
+    or document.error)
+end
+
+function Agent:on_go(message, body)
+  local phase = self.prepared
+  if body.run ~= self.run or not phase or phase.phase ~= body.phase or not listed(body.agents, self.name) then
+    return self:reply(message, { ignored = true })
+  end
+  self.prepared = nil
+  self:reply(message, { started = sys.realtime() })
+  self:run_phase(phase)
+end
+
+function Agent:on_done(message, body)
+  if body.run == self.run then
+    for _, pool in pairs(self.pools or {}) do pcall(pool.close, pool) end
+    self.pools, self.run, self.prepared = {}, nil, nil
+    log("run %s done", body.run)
+  end
+  self:reply(message, { done = true })
+end
+
+-- A watch the OSD dropped (the agent stalled past the watch timeout, or the OSD restarted
+-- and the client could not re-establish it) is replaced by a new one.
+function Agent:next_message(timeout)
+  local ok, message = pcall(self.watch.next, self.watch, timeout)
+  if ok then return message end
+  local text = tostring((sys.error_info(message)))
+  if not text:find("was lost", 1, true) then error(message, 0) end
+  log("%s; watching again", text)
+  pcall(self.watch.close, self.watch)
+  local watch, err = control.watch(self.pool, distributed.CONTROL)
+  if not watch then sys.fail("agent: cannot watch the control object again: " .. tostring(err)) end
+  self.watch = watch
+  self:register()
+  return nil
+end
+
+function Agent:serve()
+  while true do
+    if self:heartbeat_due() then self:register() end
+    local message = self:next_message(distributed.HEARTBEAT_INTERVAL / 2)
+    if message then
+      local body = distributed.decode(message.payload) or {}
+      if body.type == "hello" then
+        self:on_hello(message, body)
+      elseif body.type == "prepare" then
+        self:on_prepare(message, body)
+      elseif body.type == "go" then
+        self:on_go(message, body)
+      elseif body.type == "done" then
+        self:on_done(message, body)
+      else
+        self:reply(message, { ignored = true })
+      end
+    end
+  end
+end
+
+function M.main(argv)
+  local command = "agent"
+  local opts, positionals = args.parse(command, argv, spec)
+  if opts.help then
+    print(usage)
+    return sys.EXIT_OK
+  end
+  if #positionals > 0 then sys.fail(string.format("%s: unexpected argument '%s'", command, positionals[1])) end
+  local name = opts.name or sys.hostname()
+  if not name:match("^[%w][%w._-]*$") or #name > 64 then
+    sys.fail(string.format("%s: --name must be letters, digits, '.', '_' or '-' (at most 64), got '%s'", command, name))
+  end
+  connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
+    timeout = opts.timeout and tonumber(opts.timeout) }
+  local cluster <close> = connection.connect()
+  local pool <close> = distributed.open_pool(cluster, opts.control_pool)
+  local registry = distributed.registry(pool) or {}
+  local existing = registry[name]
+  if existing and existing.age <= distributed.HEARTBEAT_TIMEOUT and
+    not (existing.host == sys.hostname() and existing.pid == sys.getpid()) then
+    sys.fail(string.format("%s: an agent named '%s' is alive (host %s, pid %s, heartbeat %.1f s ago); choose another --name",
+      command, name, tostring(existing.host), tostring(existing.pid), existing.age))
+  end
+  local watch, err = control.watch(pool, distributed.CONTROL)
+  if not watch then sys.fail(command .. ": " .. err) end
+  local self = setmetatable({ name = name, cluster = cluster, pool = pool, watch = watch, gid = control.instance_id(pool),
+    started = sys.realtime(), state = "idle", last_heartbeat = 0, pools = {} }, Agent)
+  self:register()
+  log("%s registered in pool %s (client.%d); waiting for runs", name, opts.control_pool or distributed.DEFAULT_POOL, self.gid)
+  local ok, serve_err = pcall(self.serve, self)
+  pcall(control.omap_remove, pool, distributed.REGISTRY, { name })
+  pcall(self.watch.close, self.watch)
+  for _, p in pairs(self.pools or {}) do pcall(p.close, p) end
+  local message = tostring((sys.error_info(serve_err)))
+  if not ok and not message:find("interrupted", 1, true) then sys.fail(command .. ": " .. message) end
+  log("%s deregistered", name)
+  return sys.EXIT_INTERRUPTED
+end
+
+return M

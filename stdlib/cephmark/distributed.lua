@@ -1,0 +1,421 @@
+-- Multi-client runs coordinated through RADOS: the control pool's layout, the messages
+-- agents and the coordinator exchange by watch/notify, the registry of agents (omap entries
+-- with heartbeats), and the coordinator's side of a run: choosing agents, publishing the
+-- scenario, starting each phase on every agent together (a prepare barrier, then one "go"
+-- notify), watching heartbeats while the phase runs, and merging what the agents write
+-- back (exact histogram merge, summed series). The agent's side is cmd/agent.lua.
+--
+-- Control pool (default cephmark-control), objects:
+--   agents                      omap: agent name -> JSON {host, pid, version, gid, cookie,
+--                               heartbeat (epoch seconds), started}
+--   control                     watched by every agent; the coordinator notifies it
+--   run.<run>.scenario          JSON {script, script_text, params, coordinator}
+--   run.<run>.p<N>.<agent>.json the agent's result of phase N (summary, series, start time)
+--   run.<run>.p<N>.<agent>.hist its encoded latency histogram (runtime/hist.c format)
+-- Messages are JSON objects with `type` and `run`; replies (notify acks) are JSON with the
+-- replying agent's name.
+
+local control = require "cephmark.control"
+local json = require "cephmark.json"
+local sys = require "cephmark.sys"
+
+local M = {}
+
+M.DEFAULT_POOL = "cephmark-control"
+M.REGISTRY = "agents"
+M.CONTROL = "control"
+M.HEARTBEAT_INTERVAL = 1.0 -- seconds between an agent's heartbeats
+M.HEARTBEAT_TIMEOUT = 5.0 -- an agent silent this long is lost
+M.EXPIRE = 60.0 -- registrations older than this are removed
+M.NOTIFY_TIMEOUT = 15.0 -- prepare/hello barriers
+M.GO_TIMEOUT = 5.0
+
+-- Object names and per-agent benchmark names.
+function M.scenario_object(run) return "run." .. run .. ".scenario" end
+function M.result_object(run, phase, agent) return string.format("run.%s.p%d.%s.json", run, phase, agent) end
+function M.hist_object(run, phase, agent) return string.format("run.%s.p%d.%s.hist", run, phase, agent) end
+function M.prefix(run, agent) return string.format("cephmark_%s_%s_", run, agent) end
+function M.run_name(run, agent) return string.format("cephmark_%s_%s_meta", run, agent) end
+
+local function decode(text)
+  local ok, value = pcall(json.decode, text)
+  if ok and type(value) == "table" then return value end
+  return nil
+end
+M.decode = decode
+
+-- Opens (creating if needed) the control pool on a connected cluster.
+function M.open_pool(cluster, name)
+  name = name or M.DEFAULT_POOL
+  if not cluster:pool_exists(name) then
+    local size = tonumber(cluster:conf_get("osd_pool_default_size")) or 3
+    local ok, err = cluster:pool_create { name = name, type = "replicated", size = size }
+    if not ok and not cluster:pool_exists(name) then
+      sys.fail(string.format("cannot create the control pool %s: %s", name, err))
+    end
+  end
+  local pool, err = cluster:pool(name)
+  if not pool then sys.fail(string.format("cannot open the control pool %s: %s", name, err)) end
+  return pool
+end
+
+-- The registry as {name = registration}, each with `age` (seconds since its heartbeat).
+function M.registry(pool)
+  local entries, err = control.omap_get(pool, M.REGISTRY)
+  if not entries then return nil, err end
+  local now, agents = sys.realtime(), {}
+  for name, text in pairs(entries) do
+    local entry = decode(text)
+    if entry then
+      entry.name = name
+      entry.age = now - (tonumber(entry.heartbeat) or 0)
+      agents[name] = entry
+    else
+      agents[name] = { name = name, age = math.huge, corrupt = true }
+    end
+  end
+  return agents
+end
+
+-- Removes registrations whose heartbeat is older than `expire` seconds; returns their names.
+function M.expire(pool, expire)
+  local agents = M.registry(pool) or {}
+  local stale = {}
+  for name, entry in pairs(agents) do
+    if entry.age > (expire or M.EXPIRE) then stale[#stale + 1] = name end
+  end
+  table.sort(stale)
+  if #stale > 0 then control.omap_remove(pool, M.REGISTRY, stale) end
+  return stale
+end
+
+-- notify(pool, message, timeout) -> replies by agent name, timeouts {{gid, cookie}}
+function M.notify(pool, message, timeout)
+  local acks, timeouts = control.notify(pool, M.CONTROL, json.encode(message), timeout or M.NOTIFY_TIMEOUT)
+  local replies = {}
+  for _, ack in ipairs(acks or {}) do
+    local reply = decode(ack.reply)
+    if reply and reply.agent then
+      reply.gid = ack.gid
+      replies[reply.agent] = reply
+    end
+  end
+  return replies, timeouts or {}
+end
+
+------------------------------------------------------------------------------------------
+-- the coordinator
+
+local Coordinator = {}
+Coordinator.__index = Coordinator
+
+local function say(line) io.stderr:write(line, "\n") end
+
+-- Which agents to use: "N" (any N fresh ones) or "a,b,c" (those, all fresh). Waits up to
+-- `wait` seconds for them to register.
+local function choose_agents(pool, spec, wait)
+  local count = tonumber(spec)
+  local names
+  if not count then
+    names = {}
+    for name in spec:gmatch("[^,%s]+") do names[#names + 1] = name end
+    if #names == 0 then sys.fail("--agents expects a number or a list of agent names, got '" .. spec .. "'") end
+  elseif count < 1 or count ~= math.floor(count) then
+    sys.fail("--agents expects a positive number of agents, got '" .. spec .. "'")
+  end
+  local deadline = sys.monotonic() + wait
+  while true do
+    local agents = M.registry(pool) or {}
+    local fresh = {}
+    for name, entry in pairs(agents) do
+      if entry.age <= M.HEARTBEAT_TIMEOUT then fresh[#fresh + 1] = name end
+    end
+    table.sort(fresh)
+    if names then
+      local missing = {}
+      for _, name in ipairs(names) do
+        if not (agents[name] and agents[name].age <= M.HEARTBEAT_TIMEOUT) then missing[#missing + 1] = name end
+      end
+      if #missing == 0 then return names, agents end
+      if sys.monotonic() > deadline then
+        sys.fail(string.format("agents not registered or not heartbeating: %s (registered and alive: %s)",
+          table.concat(missing, ", "), #fresh > 0 and table.concat(fresh, ", ") or "none"))
+      end
+    else
+      if #fresh >= count then
+        local chosen = {}
+        for i = 1, count do chosen[i] = fresh[i] end
+        return chosen, agents
+      end
+      if sys.monotonic() > deadline then
+        sys.fail(string.format("%d agents wanted, %d registered and alive (%s) after %g s; start more with `cephmark agent`",
+          count, #fresh, #fresh > 0 and table.concat(fresh, ", ") or "none", wait))
+      end
+    end
+    sys.sleep(0.5)
+  end
+end
+
+-- start(cluster, opts) -> coordinator: opts.agents ("N" or names), opts.control_pool,
+-- opts.script (path), opts.params (table), opts.wait (seconds to wait for agents).
+function M.start(cluster, opts)
+  local self = setmetatable({}, Coordinator)
+  self.pool = M.open_pool(cluster, opts.control_pool)
+  self.control_pool = opts.control_pool or M.DEFAULT_POOL
+  local expired = M.expire(self.pool, M.EXPIRE)
+  if #expired > 0 then say("agents: expired stale registrations: " .. table.concat(expired, ", ")) end
+  self.run = string.format("%s%d", os.date("!%H%M%S"), sys.getpid())
+  self.phases = 0
+  self.agents, self.registry = choose_agents(self.pool, opts.agents, opts.wait or 30)
+  self.active = {}
+  for _, name in ipairs(self.agents) do self.active[name] = true end
+
+  local script_text = opts.script and sys.read_file(opts.script) or ""
+  local scenario = json.encode { script = opts.script, script_text = script_text, params = opts.params or {},
+    coordinator = { host = sys.hostname(), pid = sys.getpid() } }
+  local ok, err = self.pool:write_full(M.scenario_object(self.run), scenario)
+  if not ok then sys.fail("cannot publish the scenario: " .. tostring(err)) end
+  self.objects = { M.scenario_object(self.run) }
+  local replies = M.notify(self.pool, { type = "hello", run = self.run, agents = self.agents,
+    scenario = M.scenario_object(self.run), bytes = #scenario }, M.NOTIFY_TIMEOUT)
+  local missing = {}
+  for _, name in ipairs(self.agents) do
+    local reply = replies[name]
+    if not (reply and reply.ok) then
+      missing[#missing + 1] = name .. (reply and reply.error and (" (" .. reply.error .. ")") or " (no answer)")
+    end
+  end
+  if #missing > 0 then
+    self:finish()
+    sys.fail("agents did not acknowledge the scenario: " .. table.concat(missing, ", "))
+  end
+  say(string.format("agents: run %s on %d agents (%s), control pool %s", self.run, #self.agents,
+    table.concat(self.agents, ", "), self.control_pool))
+  return self
+end
+
+local function active_list(self)
+  local list = {}
+  for _, name in ipairs(self.agents) do
+    if self.active[name] then list[#list + 1] = name end
+  end
+  return list
+end
+
+-- Merges agents' phase results: counts summed, latency from the exact merge of the
+-- histograms, the per-second series summed by second, elapsed = the longest agent's.
+function M.merge(results, histograms)
+  local total = { ops = 0, bytes = 0, errors = 0, verify_failures = 0, started = 0, reads = 0, writes = 0,
+    elapsed = 0, interrupted = false, drained = true }
+  local series = {}
+  for _, r in ipairs(results) do
+    for _, key in ipairs { "ops", "bytes", "errors", "verify_failures", "started", "reads", "writes" } do
+      total[key] = total[key] + (tonumber(r[key]) or 0)
+    end
+    total.elapsed = math.max(total.elapsed, tonumber(r.elapsed) or 0)
+    total.interrupted = total.interrupted or r.interrupted == true
+    total.drained = total.drained and r.drained ~= false
+    total.threads = (total.threads or 0) + (tonumber(r.threads) or 0)
+    total.block_size, total.object_size, total.op = r.block_size, r.object_size, r.op
+    for i, second in ipairs(r.series or {}) do
+      local s = series[i] or { sec = i, cur_ops = 0, started = 0, finished = 0, ops = 0, bytes = 0, errors = 0,
+        cur_mib = 0, iops = 0, read_ops = 0, write_ops = 0, read_bytes = 0, write_bytes = 0, agents = 0 }
+      for _, key in ipairs { "cur_ops", "started", "finished", "ops", "bytes", "errors", "cur_mib", "iops",
+        "read_ops", "write_ops", "read_bytes", "write_bytes" } do
+        s[key] = s[key] + (tonumber(second[key]) or 0)
+      end
+      s.agents = s.agents + 1
+      s.p99 = math.max(s.p99 or 0, tonumber(second.p99) or 0) -- the worst agent's p99
+      s.max_lat = math.max(s.max_lat or 0, tonumber(second.max_lat) or 0)
+      s.warmup = second.warmup
+      s.partial = s.partial or second.partial
+      series[i] = s
+    end
+  end
+  local elapsed = total.elapsed > 0 and total.elapsed or 1
+  total.bandwidth_mib = total.bytes / elapsed / 1048576
+  total.iops = total.ops / elapsed
+  local full = {}
+  for _, s in ipairs(series) do
+    if not s.partial and not s.warmup then full[#full + 1] = s end
+  end
+  local function stats(key)
+    if #full == 0 then return 0, 0, 0 end
+    local sum, max, min = 0, -math.huge, math.huge
+    for _, s in ipairs(full) do
+      sum = sum + s[key]
+      max = math.max(max, s[key])
+      min = math.min(min, s[key])
+    end
+    local mean, var = sum / #full, 0
+    for _, s in ipairs(full) do var = var + (s[key] - mean) ^ 2 end
+    return #full > 1 and math.sqrt(var / (#full - 1)) or 0, max, min
+  end
+  total.bandwidth_stddev, total.bandwidth_max, total.bandwidth_min = stats("cur_mib")
+  total.iops_stddev, total.iops_max, total.iops_min = stats("iops")
+  if #histograms > 0 then
+    total.lat = control.merge_histograms(histograms)
+  else
+    total.lat = { count = 0 }
+  end
+  total.series = series
+  return total
+end
+
+-- Reads an agent's result objects for phase `phase` -> result table, histogram | nil
+function Coordinator:fetch(phase, agent)
+  local name = M.result_object(self.run, phase, agent)
+  if not self.pool:stat(name) then return nil end
+  local text = self.pool:read(name)
+  local result = text and decode(text)
+  if not result then return nil end
+  local hist = self.pool:read(M.hist_object(self.run, phase, agent))
+  self.objects[#self.objects + 1] = name
+  self.objects[#self.objects + 1] = M.hist_object(self.run, phase, agent)
+  return result, hist
+end
+
+-- run_phase(spec) -> merged bench result with .agents (per agent), .excluded, .skew.
+-- spec = {pool = name, op = "write"|..., options = {threads=, seconds=, ...}}
+function Coordinator:run_phase(spec)
+  self.phases = self.phases + 1
+  local phase = self.phases
+  local agents = active_list(self)
+  if #agents == 0 then sys.fail("no agent is left to run phase " .. phase) end
+  local excluded = {}
+  local function exclude(name, why)
+    if self.active[name] then
+      self.active[name] = false
+      excluded[#excluded + 1] = { agent = name, reason = why }
+      say(string.format("agents: %s excluded from phase %d: %s", name, phase, why))
+    end
+  end
+
+  -- barrier 1: every agent opens the pool and is ready
+  local replies = M.notify(self.pool, { type = "prepare", run = self.run, phase = phase, agents = agents,
+    pool = spec.pool, op = spec.op, options = spec.options }, M.NOTIFY_TIMEOUT)
+  for _, name in ipairs(agents) do
+    local reply = replies[name]
+    if not reply then
+      exclude(name, "did not answer the prepare barrier")
+    elseif not reply.ready then
+      exclude(name, "not ready: " .. tostring(reply.error))
+    end
+  end
+  agents = active_list(self)
+  if #agents == 0 then sys.fail("no agent is ready for phase " .. phase) end
+
+  -- barrier 2: one notify starts them all
+  local go_sent = sys.monotonic()
+  replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents }, M.GO_TIMEOUT)
+  local go_round_trip = sys.monotonic() - go_sent
+  local starts = {}
+  for _, name in ipairs(agents) do
+    if replies[name] and replies[name].started then
+      starts[name] = tonumber(replies[name].started)
+    else
+      exclude(name, "did not answer the go notify")
+    end
+  end
+
+  -- wait for results, watching heartbeats
+  local options = spec.options or {}
+  local seconds = tonumber(options.seconds) or 0
+  local budget = seconds + (tonumber(options.warmup) or 0) + (tonumber(options.drain_timeout) or 60) + 30
+  if seconds == 0 then budget = tonumber(options.timeout) or 3600 end
+  local deadline = sys.monotonic() + budget
+  local results, histograms, per_agent = {}, {}, {}
+  local pending = {}
+  for _, name in ipairs(active_list(self)) do pending[name] = true end
+  local stop_sent, last_registry, interrupted = false, 0, false
+  local function is_interrupt(err) return tostring((sys.error_info(err))):find("interrupted", 1, true) ~= nil end
+  -- one round of waiting; a Ctrl-C raises inside it at any instruction, so rounds run
+  -- protected and an interrupt turns into "stop the agents, collect what they wrote"
+  -- results cannot exist before a time-bounded phase has run its course: until then only
+  -- heartbeats are read (one omap read a second, whatever the number of agents)
+  local results_due = sys.monotonic() + math.max(0, seconds + (tonumber(options.warmup) or 0) - 1)
+  local function round()
+    for name in pairs(sys.monotonic() >= results_due and pending or {}) do
+      local result, hist = self:fetch(phase, name)
+      if result then
+        pending[name] = nil
+        if result.error then
+          exclude(name, "failed: " .. tostring(result.error))
+        else
+          results[#results + 1] = result
+          if hist then histograms[#histograms + 1] = hist end
+          per_agent[name] = result
+        end
+      end
+    end
+    if not next(pending) then return end
+    local now = sys.monotonic()
+    if now - last_registry >= 1 then
+      last_registry = now
+      local registry = M.registry(self.pool) or {}
+      for name in pairs(pending) do
+        local entry = registry[name]
+        if not entry or entry.age > M.HEARTBEAT_TIMEOUT then
+          pending[name] = nil
+          exclude(name, entry and string.format("lost: no heartbeat for %.1f s", entry.age) or "lost: deregistered")
+        end
+      end
+    end
+    if (interrupted or sys.interrupted()) and not stop_sent then
+      stop_sent, interrupted = true, true
+      results_due = 0 -- the agents end the phase at their next second
+      say("agents: interrupted; stopping the agents")
+      M.notify(self.pool, { type = "stop", run = self.run }, M.GO_TIMEOUT)
+      self.stopped = true
+      deadline = math.min(deadline, sys.monotonic() + (tonumber(options.drain_timeout) or 60) + 10)
+    end
+    if sys.monotonic() > deadline then
+      for name in pairs(pending) do exclude(name, "no result within " .. math.floor(budget) .. " s") end
+      pending = {}
+      return
+    end
+    sys.sleep(0.2, interrupted and { after_interrupt = true } or nil)
+  end
+  while next(pending) do
+    local ok, err = pcall(round)
+    if not ok then
+      if not is_interrupt(err) then error(err, 0) end
+      interrupted = true
+    end
+  end
+
+  local merged = M.merge(results, histograms)
+  merged.op = merged.op or spec.op
+  merged.interrupted = merged.interrupted or interrupted
+  local start_values = {}
+  for _, t in pairs(starts) do start_values[#start_values + 1] = t end
+  table.sort(start_values)
+  merged.start_skew = #start_values > 1 and (start_values[#start_values] - start_values[1]) or 0
+  merged.go_round_trip = go_round_trip
+  merged.agents = {}
+  for _, name in ipairs(self.agents) do
+    local r = per_agent[name]
+    if r then
+      merged.agents[name] = { ops = r.ops, bytes = r.bytes, errors = r.errors, elapsed = r.elapsed,
+        bandwidth_mib = r.bandwidth_mib, iops = r.iops, lat = r.lat, started_at = starts[name],
+        prefix = r.prefix, interrupted = r.interrupted }
+    end
+  end
+  merged.excluded = excluded
+  merged.agent_count = #results
+  if #excluded > 0 then merged.incomplete = true end
+  return merged
+end
+
+-- Ends the run on the agents and removes the run's objects from the control pool.
+function Coordinator:finish(interrupted)
+  if self.finished then return end
+  self.finished = true
+  if interrupted and not self.stopped then
+    pcall(M.notify, self.pool, { type = "stop", run = self.run }, M.GO_TIMEOUT)
+  end
+  pcall(M.notify, self.pool, { type = "done", run = self.run }, M.GO_TIMEOUT)
+  for _, name in ipairs(self.objects or {}) do pcall(self.pool.remove, self.pool, name) end
+end
+
+return M
