@@ -169,6 +169,8 @@ failed:
 
 /* ---- the target --------------------------------------------------------------------------- */
 
+static void slot_fini(void *self, struct cm_op *op);
+
 static int slot_init(void *self, struct cm_op *op)
 {
     struct cm_http_bench *bench = self;
@@ -182,12 +184,13 @@ static int slot_init(void *self, struct cm_op *op)
     if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET) {
         slot->capacity = bench->options.size_max ? (size_t)bench->options.size_max : 1;
         slot->buffer = malloc(slot->capacity);
-        if (!slot->buffer)
-            return -ENOMEM;
     }
     slot->easy = curl_easy_init();
-    if (!slot->easy)
+    if (!slot->easy || (slot->capacity && !slot->buffer)) {
+        /* the engine finishes only the slots whose init succeeded */
+        slot_fini(self, op);
         return -ENOMEM;
+    }
     CURL *easy = slot->easy;
     cm_http_easy_defaults(bench->client, easy);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, bench->headers);
