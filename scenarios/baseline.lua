@@ -14,6 +14,7 @@
 
 local cm = require "cephmark"
 local disk = require "cephmark.disk"
+local dd = require "cephmark.report.disk"
 local socket = require "cephmark.socket"
 local sys = require "cephmark.sys"
 
@@ -136,6 +137,7 @@ return cm.scenario {
           options.sync, options.sync_when = "fdatasync", p.disk_sync
         end
         entry.write = s:phase("disk-write", disk, options)
+        s:say("  dd: " .. dd.dd_line(entry.write))
       else
         s:say(string.format("  %s is a block device: read phases only (-p allow_block_device=true to write it)", path))
       end
@@ -144,6 +146,7 @@ return cm.scenario {
       for k, v in pairs(common) do seq[k] = v end
       seq.io_type, seq.pattern = "read", "seq"
       entry.read = s:phase("disk-read", disk, seq)
+      s:say("  dd: " .. dd.dd_line(entry.read))
       local rand = {}
       for k, v in pairs(common) do rand[k] = v end
       rand.io_type, rand.pattern, rand.threads = "read", "rand", p.threads

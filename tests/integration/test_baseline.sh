@@ -25,6 +25,7 @@ run_cli 0 run "$scenario" -p paths="$work/disk" -p peers="127.0.0.1:$port" -p di
   -p disk_seconds=1 -p net_seconds=1 -p seconds=2 -p block_size=1M -p threads=4 -p size=2 \
   -p progress=false -o "$work/results"
 expect_stdout "^\[1\] disk-write disk=$work/disk "
+expect_stdout "^  dd: [0-9]+ bytes \\([0-9.]+ [kMG]B, [0-9.]+ [KMG]iB\\) copied, [0-9.e-]+ s, [0-9.]+ [kMG]B/s$"
 expect_stdout "^\[4\] net-send peer=127.0.0.1:$port "
 expect_stdout "^\[7\] write bench "
 expect_stdout "^cluster as a fraction of the baselines"

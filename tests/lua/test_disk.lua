@@ -62,6 +62,14 @@ t.eq(l.prepared_bytes, 2 * 1048576, "the missing file was laid out with 2M")
 t.eq(l.ops, 32, "then read once")
 t.eq(sys.stat(fresh), nil, "remove = true deletes a file the run created")
 
+-- dd's summary line
+local dd = require "cephmark.report.disk"
+t.eq(dd.dd_line { dd = { bytes = 1073741824, seconds = 14.1375 } },
+  "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 14.1375 s, 75.9 MB/s", "dd's line for the seed's 1G run")
+t.eq(dd.dd_line { dd = { bytes = 67108864, seconds = 0.0812 } },
+  "67108864 bytes (67 MB, 64 MiB) copied, 0.0812 s, 826 MB/s", "dd's line for 64 MiB")
+t.match(dd.dd_line(w), "^8388608 bytes %(8.4 MB, 8.0 MiB%) copied, [0-9.e-]+ s, [0-9.]+ [MG]B/s$", "a run's dd line")
+
 -- bad input: one clear message each
 t.raises(function() disk.bench { path = file, block_size = 1000 } end,
   "block_size 1000 is not a multiple of 512 bytes, the alignment O_DIRECT needs on " .. file, "unaligned O_DIRECT")
