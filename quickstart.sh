@@ -27,6 +27,7 @@ packages=(
   liblua5.4-dev libyaml-dev libcurl4-openssl-dev librados-dev librbd-dev liburing-dev
   ceph-mon ceph-osd ceph-mgr ceph-common radosgw
   curl procps iproute2 fio time wrk iperf3 python3 chromium chromium-driver
+  clang libclang-rt-14-dev valgrind
 )
 missing=()
 for package in "${packages[@]}"; do
