@@ -1,0 +1,61 @@
+# Bad input, as one table (bad_input_table.txt): each malformed input gives its exact
+# one-line message and exit code, never a crash, a hang or a traceback (script errors
+# excepted, whose first line is the message). Needs no cluster.
+set -u
+. "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+W=$(mktemp -d)
+# no cluster is configured; should a case wrongly reach for the local one, it is made here
+# (never in the user's default folder) and stopped at the end
+export CEPH_CONF= CEPHMARK_CLUSTER_DIR="$W/no-cluster"
+trap '"$CEPHMARK" cluster down --dir "$W/no-cluster" >/dev/null 2>&1; rm -rf "$W" "$out_file" "$err_file"' EXIT
+
+cat >"$W/sc.lua" <<'LUA'
+local cm = require "cephmark"
+return cm.scenario {
+  name = "bad-input",
+  params = {
+    block_size = cm.size("4K", "bytes per op"),
+    seconds = cm.duration("1s", "phase length"),
+    threads = cm.integer(2, "ops in flight"),
+    ratio = cm.number(0.5, "a fraction"),
+    verify = cm.bool(true, "verify reads"),
+    mode = cm.enum({ "fast", "slow" }, "fast", "a choice"),
+  },
+  run = function(s, p) end,
+}
+LUA
+printf 'local x = = 1\n' >"$W/syntax.lua"
+printf 'local function inner()\n  error("boom")\nend\ninner()\n' >"$W/error.lua"
+printf 'assert(require("cephmark.rados").connect())\n' >"$W/connect.lua"
+printf 'threads: [1, 2\n' >"$W/y1.yaml"
+printf 'threads: many\n' >"$W/y2.yaml"
+printf -- '- 1\n- 2\n' >"$W/y3.yaml"
+printf 'bogus: 1\n' >"$W/y4.yaml"
+printf 'threads: 1\nthreads: 2\n' >"$W/y5.yaml"
+printf 'a: 1\n---\nb: 2\n' >"$W/y6.yaml"
+printf 'block_size: 4X\n' >"$W/y7.yaml"
+printf '\tthreads: 1\n' >"$W/y8.yaml"
+printf 'threads: !!int x\n' >"$W/y10.yaml"
+null='require("cephmark.null").bench'
+printf '%s{seconds=1, threads=0}\n' "$null" >"$W/n3.lua"
+printf '%s{seconds=1, threads=100000}\n' "$null" >"$W/n4.lua"
+printf '%s{seconds="4X"}\n' "$null" >"$W/n5.lua"
+printf '%s{seconds=1, threads="many"}\n' "$null" >"$W/n6.lua"
+printf '%s("x")\n' "$null" >"$W/n8.lua"
+scenario='return require("cephmark").scenario'
+printf '%s{name="x y", run=function() end}\n' "$scenario" >"$W/n9.lua"
+printf '%s{name="x", pools={a={type="erasure", k=1, m=1}}, run=function() end}\n' "$scenario" >"$W/n10.lua"
+printf '%s{name="x", pools={a={type="mirror"}}, run=function() end}\n' "$scenario" >"$W/n11.lua"
+printf '%s{name="x", pools={a={size=0}}, run=function() end}\n' "$scenario" >"$W/n12.lua"
+printf '%s{name="x", run=5}\n' "$scenario" >"$W/n13.lua"
+printf '%s{name="x", params={t=require("cephmark").integer("a")}, run=function() end}\n' "$scenario" >"$W/n14.lua"
+printf '%s{name="x", hooks={on_phase=print}, run=function() end}\n' "$scenario" >"$W/n15.lua"
+printf '%s{name="x", colour="red", run=function() end}\n' "$scenario" >"$W/n16.lua"
+
+. "$CEPHMARK_SOURCE_DIR/tests/lib/bad_input_table.sh"
+run_table "$CEPHMARK_SOURCE_DIR/tests/cli/bad_input_table.txt"
+
+checks=$((checks + 1))
+[ "$cases" -ge 40 ] || { failures=$((failures + 1)); echo "FAIL: only $cases cases in the table, expected at least 40"; }
+echo "bad_input_table.sh: $cases cases"
+finish

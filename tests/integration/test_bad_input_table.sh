@@ -1,0 +1,43 @@
+# Bad input against the real local cluster, as one table (bad_input_cluster_table.txt):
+# pools, images and containers that do not exist, sizes and thread counts out of range,
+# k+m and size beyond the cluster, objects above osd_max_object_size, a missing keyring and
+# an unreadable one (as an unprivileged user: root reads any file), an unreachable gateway.
+# Each gives its exact one-line message and exit code (tests/lib/bad_input_table.sh).
+set -u
+. "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/bad_input_table.sh"
+W=$(mktemp -d)
+chmod 755 "$W"
+pool=cephmark-bad-input-table
+trap 'ceph osd pool rm "$pool" "$pool" --yes-i-really-really-mean-it >/dev/null 2>&1; rm -rf "$W" "$out_file" "$err_file"' EXIT
+ceph osd pool create "$pool" 8 >/dev/null 2>&1
+
+scenario='return require("cephmark").scenario'
+printf '%s{name="bi-ec", pools={a={type="erasure", k=8, m=4}}, run=function(s) end}\n' "$scenario" >"$W/ec.lua"
+printf '%s{name="bi-size", pools={a={type="replicated", size=5}}, run=function(s) end}\n' "$scenario" >"$W/size.lua"
+printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("%s"))\np:bench{op="write", seconds=1, block_size="200M"}\n' "$pool" >"$W/big.lua"
+printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("cephmark-no-such-pool"))\n' >"$W/nopool.lua"
+printf 'require("cephmark.connection").connect()\n' >"$W/connect.lua"
+printf 'local rgw = require "cephmark.rgw"\nlocal conn = rgw.swift_connect {}\nassert(conn:list("cephmark-no-such-container"))\n' >"$W/container.lua"
+sed "s#^keyring = .*#keyring = $W/no-keyring#" "$CEPH_CONF" >"$W/nokeyring.conf"
+
+# POOL stands for the existing empty pool (a word the table runner leaves alone)
+sed "s/POOL/$pool/g" "$CEPHMARK_SOURCE_DIR/tests/integration/bad_input_cluster_table.txt" >"$W/table.txt"
+run_table "$W/table.txt"
+
+# An unreadable keyring: only an unprivileged user can be refused a file.
+if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
+  cp "$(awk -F' = ' '/^keyring = /{print $2; exit}' "$CEPH_CONF")" "$W/keyring"
+  chmod 600 "$W/keyring"
+  sed "s#^keyring = .*#keyring = $W/keyring#" "$CEPH_CONF" >"$W/unreadable.conf"
+  chmod 644 "$W/unreadable.conf" "$W/connect.lua"
+  runuser -u nobody -- "$CEPHMARK" run "$W/connect.lua" -c "$W/unreadable.conf" >"$out_file" 2>"$err_file"
+  last_status=$? last_command="cephmark run connect.lua (as nobody, keyring mode 0600 of root)"
+  checks=$((checks + 1))
+  [ "$last_status" = 2 ] || { failures=$((failures + 1)); echo "FAIL: $last_command exited $last_status, expected 2"; }
+  expect_stderr_line "cephmark: cannot connect to the cluster as client.admin using $W/unreadable.conf: Permission denied"
+  expect_stderr_lines 1
+  cases=$((cases + 1))
+fi
+echo "test_bad_input_table.sh: $cases cases"
+finish
