@@ -852,13 +852,14 @@ function Run:phase(name, target, options)
     if is_handle then
       bench.op = op
       if self.context.agents then return self:distributed_bench(target, op, bench) end
-      return target:bench(bench)
+      local bench_result = target:bench(bench)
+      -- tracked here, before run_phase raises "interrupted" for an interrupted write, so
+      -- the end of the run still removes its objects from a pool it did not create
+      if is_bench_result(bench_result) then self:track_objects(target, pool_label, op, bench, bench_result) end
+      return bench_result
     end
     return target.bench(bench)
   end, site)
-  if is_handle and is_bench_result(result) and not self.context.agents then
-    self:track_objects(target, pool_label, op, bench, result)
-  end
   return result
 end
 
