@@ -1270,4 +1270,87 @@ function M.status(opts)
   return result
 end
 
+------------------------------------------------------------------------------------------
+-- faults: one daemon killed or restarted, for fault tests and for operators trying what a
+-- scenario does when a daemon dies
+
+-- The arguments a daemon was started with, after `-f -c ceph.conf` (as create/start did).
+local function daemon_args(daemon)
+  if daemon.program == "ceph-osd" then return { "-i", daemon.name:match("^osd%.(%d+)$") } end
+  if daemon.program == "ceph-mon" then return { "-i", MON_ID } end
+  if daemon.program == "ceph-mgr" then return { "-i", MGR_ID } end
+  return { "-n", RGW_ENTITY }
+end
+
+local function fault_target(opts)
+  local dir = absolute_dir(opts.dir or M.default_dir())
+  local state = read_state(dir)
+  if not state or state.phase ~= "ready" then
+    sys.fail(string.format("no running cluster in %s", dir), sys.EXIT_USAGE)
+  end
+  local daemon = find_daemon(state, opts.name)
+  if not daemon then
+    local names = {}
+    for _, d in ipairs(sorted_daemons(state)) do names[#names + 1] = d.name end
+    sys.fail(string.format("no daemon '%s' in the cluster in %s (daemons: %s)", tostring(opts.name), dir,
+      table.concat(names, ", ")), sys.EXIT_USAGE)
+  end
+  return state, daemon
+end
+
+-- Sends `signal` (KILL by default) to a recorded daemon, if it still is that daemon, and
+-- waits until it is gone. cluster.kill{dir=, name="osd.1", signal="KILL"} -> pid or nil
+function M.kill(opts)
+  local state, daemon = fault_target(opts)
+  local signal = opts.signal or "KILL"
+  if signal ~= "KILL" and signal ~= "TERM" then
+    error("cluster.kill: signal must be \"KILL\" or \"TERM\", got " .. tostring(signal), 2)
+  end
+  local pid = value(daemon.pid)
+  if not daemon_alive(state, daemon) then return nil end
+  sys.kill(pid, signal)
+  local deadline = sys.monotonic() + STOP_GRACE_SECONDS + KILL_GRACE_SECONDS
+  while daemon_alive(state, daemon) do
+    if sys.monotonic() > deadline then sys.fail(string.format("%s (pid %d) did not exit", daemon.name, pid)) end
+    pause(0.02)
+    sys.reap()
+  end
+  return pid
+end
+
+-- Starts a recorded daemon again with the command line it was started with (stopping it
+-- first, TERM then KILL, if it still runs) and records the new pid. An OSD is waited for
+-- until the mon reports it up (opts.timeout, default 60 s). memstore OSDs keep their
+-- store only across a clean stop (TERM): one that was KILLed cannot start again.
+-- cluster.restart{dir=, name="osd.1", timeout=60} -> new pid
+function M.restart(opts)
+  local state, daemon = fault_target(opts)
+  if daemon_alive(state, daemon) then
+    local _, stuck = stop_daemons(state, { daemon })
+    if #stuck > 0 then sys.fail("cannot stop " .. stuck[1]) end
+  end
+  sys.reap()
+  local id = daemon.program == "ceph-osd" and tonumber(daemon.name:match("%d+$"))
+  if not id then return spawn_daemon(state, daemon.name, daemon.program, daemon_args(daemon)).pid end
+  local deadline = sys.monotonic() + (opts.timeout or 60)
+  local handle = connect(state, math.max(1, deadline - sys.monotonic()))
+  local closer <close> = setmetatable({}, { __close = function() handle:close() end })
+  -- the mon may still show the killed instance up: wait for a boot after this epoch
+  local before = handle:mon_command({ prefix = "osd dump" })
+  local epoch = type(before) == "table" and before.epoch or 0
+  daemon = spawn_daemon(state, daemon.name, daemon.program, daemon_args(daemon))
+  while true do
+    if not daemon_alive(state, daemon) then daemon_died(state, daemon) end
+    local dump = handle:mon_command({ prefix = "osd dump" })
+    for _, osd in ipairs(type(dump) == "table" and dump.osds or {}) do
+      if osd.osd == id and osd.up == 1 and (osd.up_from or 0) > epoch then return daemon.pid end
+    end
+    if sys.monotonic() > deadline then
+      sys.fail(string.format("%s restarted (pid %d) but not up within %g s; read %s", daemon.name,
+        daemon.pid, opts.timeout or 60, daemon.log))
+    end
+    pause(0.2)
+  end
+end
+
 return M

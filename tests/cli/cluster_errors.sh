@@ -39,7 +39,7 @@ expect_stderr_line "cephmark: cluster up: --memstore-size expects a size of at l
 run_cli 2 cluster up --dir "$empty" --rgw=yes
 expect_stderr_line "cephmark: cluster up: option --rgw takes no value (see \`cephmark cluster up --help\`)"
 run_cli 2 cluster start
-expect_stderr_line "cephmark: cluster: unknown command 'start' (expected up, down, status or env) (see \`cephmark cluster --help\`)"
+expect_stderr_line "cephmark: cluster: unknown command 'start' (expected up, down, status, env, kill or restart) (see \`cephmark cluster --help\`)"
 run_cli 2 cluster
 expect_stderr '^usage: cephmark cluster <command>'
 check "bad flags left files in $empty" is_empty_dir "$empty"

@@ -23,6 +23,8 @@ commands:
   down     stop the cluster's daemons and remove its folder
   status   health, OSDs up/in, endpoints and daemon pids
   env      shell lines exporting CEPH_CONF and the endpoints: eval "$(cephmark cluster env)"
+  kill     kill one daemon (fault tests): cephmark cluster kill osd.1
+  restart  start one daemon again with its command line: cephmark cluster restart osd.1
 
 Run `cephmark cluster <command> --help` for the options of each.
 ]]
@@ -85,6 +87,30 @@ options:
   --dir DIR             state folder (default: as for `up`)
   -h, --help            show this help
 ]],
+  kill = [[
+usage: cephmark cluster kill NAME [--dir DIR] [--signal KILL|TERM]
+
+Sends SIGKILL (or SIGTERM) to one daemon of the cluster (mon.a, osd.N, mgr.x,
+client.rgw.cephmark), if its recorded pid still is that daemon, and waits until it exits.
+For fault tests: the cluster is then not healthy until `restart`. A memstore OSD loses its
+store when KILLed; use --bluestore clusters, or --signal TERM, to restart it.
+
+options:
+  --dir DIR             state folder (default: as for `up`)
+  --signal SIG          KILL (default) or TERM
+  -h, --help            show this help
+]],
+  restart = [[
+usage: cephmark cluster restart NAME [--dir DIR] [--timeout SECONDS]
+
+Starts one daemon again with the command line it was first started with (stopping it first
+if it still runs) and records its new pid; for an OSD, waits until the mon reports it up.
+
+options:
+  --dir DIR             state folder (default: as for `up`)
+  --timeout SECONDS     how long to wait for an OSD to be up (default: 60)
+  -h, --help            show this help
+]],
 }
 
 -- Which options each command takes; true means the option needs a value.
@@ -94,6 +120,8 @@ local OPTIONS = {
   down = { dir = true },
   status = { dir = true, json = false },
   env = { dir = true },
+  kill = { dir = true, signal = true },
+  restart = { dir = true, timeout = true },
 }
 
 local function usage_error(command, fmt, ...)
@@ -318,8 +346,30 @@ local function command_env(options)
   return sys.EXIT_OK
 end
 
+local function command_kill(options)
+  local signal = (options.signal or "KILL"):upper():gsub("^SIG", "")
+  if signal ~= "KILL" and signal ~= "TERM" then
+    usage_error("kill", "--signal must be KILL or TERM, got '%s'", options.signal)
+  end
+  local pid = cluster.kill { dir = options.dir, name = options.name, signal = signal }
+  print(pid and string.format("%s: pid %d killed (SIG%s)", options.name, pid, signal)
+    or string.format("%s: not running", options.name))
+  return sys.EXIT_OK
+end
+
+local function command_restart(options)
+  local timeout = options.timeout and tonumber(options.timeout)
+  if options.timeout and (not timeout or timeout <= 0) then
+    usage_error("restart", "--timeout expects a positive number of seconds, got '%s'", options.timeout)
+  end
+  local pid = cluster.restart { dir = options.dir, name = options.name, timeout = timeout }
+  print(string.format("%s: running again, pid %d", options.name, pid))
+  return sys.EXIT_OK
+end
+
 local COMMANDS = {
   up = command_up, down = command_down, status = command_status, env = command_env,
+  kill = command_kill, restart = command_restart,
 }
 
 function M.main(argv)
@@ -336,12 +386,21 @@ function M.main(argv)
   if not run and command:sub(1, 1) == "-" then
     usage_error(nil, "unknown option '%s'", command)
   elseif not run then
-    usage_error(nil, "unknown command '%s' (expected up, down, status or env)", command)
+    usage_error(nil, "unknown command '%s' (expected up, down, status, env, kill or restart)", command)
   end
-  local options = parse_options(command, table.move(argv, 2, #argv, 1, {}))
+  local rest = table.move(argv, 2, #argv, 1, {})
+  local name
+  if (command == "kill" or command == "restart") and rest[1] and rest[1]:sub(1, 1) ~= "-" then
+    name = table.remove(rest, 1)
+  end
+  local options = parse_options(command, rest)
   if options.help then
     io.write(HELP[command])
     return sys.EXIT_OK
+  end
+  if command == "kill" or command == "restart" then
+    if not name then usage_error(command, "which daemon? e.g. `cephmark cluster %s osd.1`", command) end
+    options.name = name
   end
   return run(options)
 end
