@@ -119,23 +119,26 @@ static void unlink_slot(struct cm_rados_bench *bench, struct bench_slot *slot)
 /* Hands finished in-flight ops to the engine, oldest first: all of them (`whole`), or only
  * the run of finished ops at the old end of the list, which costs one librados lock per op
  * plus one, where a whole scan costs one per op in flight. */
-static void report_completed(struct cm_rados_bench *bench, bool whole)
+static unsigned report_completed(struct cm_rados_bench *bench, bool whole)
 {
+    unsigned reported = 0;
     struct bench_slot *slot = bench->oldest;
     while (slot) {
         struct bench_slot *next = slot->next;
         if (rados_aio_is_complete(slot->completion)) {
             unlink_slot(bench, slot);
             cm_engine_complete(slot->op, rados_aio_get_return_value(slot->completion));
+            reported++;
         } else if (!whole) {
             break;
         }
         slot = next;
     }
+    return reported;
 }
 
 /* Every loop turn: the cheap scan. Ops that finished out of order are found by the whole
- * scan after the next wait, which returns at once when the oldest op is already done. */
+ * scan the loop's next block starts with. */
 static void bench_poll(void *self, uint64_t now_ns)
 {
     (void)now_ns;
@@ -151,9 +154,13 @@ static void bench_poll(void *self, uint64_t now_ns)
 static void bench_block(void *self)
 {
     struct cm_rados_bench *bench = self;
-    struct bench_slot *oldest = bench->oldest;
-    if (!oldest)
+    if (!bench->oldest)
         return;
+    /* younger ops that finished out of order are reported (and their slots refilled)
+     * instead of sleeping: a slot must not idle behind a slower, older op */
+    if (report_completed(bench, true) > 0)
+        return;
+    struct bench_slot *oldest = bench->oldest;
     pthread_mutex_lock(&bench->block_lock);
     if (bench->block_cancelled) {
         pthread_mutex_unlock(&bench->block_lock);
