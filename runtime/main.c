@@ -308,6 +308,22 @@ static int command_run(int argc, char **argv)
     return code;
 }
 
+/* Secrets given on the command line (swift-bench's -K KEY, --key=KEY) are wiped from argv
+ * once copied, so that ps and /proc/PID/cmdline no longer show them. They were visible
+ * between exec and this point; a credentials file or $ST_KEY avoids even that. */
+static void scrub_secrets(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        char *value = NULL;
+        if ((strcmp(argv[i], "-K") == 0 || strcmp(argv[i], "--key") == 0) && i + 1 < argc)
+            value = argv[++i];
+        else if (strncmp(argv[i], "--key=", 6) == 0)
+            value = argv[i] + 6;
+        if (value)
+            memset(value, 0, strlen(value));
+    }
+}
+
 static int command_stdlib(const char *command, int argc, char **argv)
 {
     struct cm_lua_config config = {0};
@@ -321,6 +337,7 @@ static int command_stdlib(const char *command, int argc, char **argv)
         lua_pushstring(L, argv[i]);
         lua_rawseti(L, -2, i + 1);
     }
+    scrub_secrets(argc, argv);
     char module[128];
     snprintf(module, sizeof module, "cephmark.cmd.%s", command);
     for (char *c = module; *c; c++)

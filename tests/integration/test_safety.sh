@@ -142,6 +142,21 @@ if [ -n "${CEPHMARK_CLUSTER_DIR:-}" ] && [ -r "$CEPHMARK_CLUSTER_DIR/credentials
     failures=$((failures + 1)); echo "FAIL: the Swift key is in the process list"
   fi
   wait "$pid"
+  # a key given with -K is wiped from the command line as soon as cephmark has read it
+  swift_auth=$(awk '/^\[/{s=$0} s=="[swift]" && $1=="auth_url"{print $3}' "$CEPHMARK_CLUSTER_DIR/credentials.conf")
+  swift_user=$(awk '/^\[/{s=$0} s=="[swift]" && $1=="user"{print $3}' "$CEPHMARK_CLUSTER_DIR/credentials.conf")
+  "$CEPHMARK" swift-bench -A "$swift_auth" -U "$swift_user" -K "$swift_key" -c 4 -s 4096 -n 300 -g 300 \
+    >>"$out_file" 2>>"$err_file" &
+  pid=$!
+  sleep 1
+  checks=$((checks + 1))
+  ps -eo args >"$work/ps"
+  if grep -qF -f "$work/swift-key" "$work/ps"; then
+    failures=$((failures + 1)); echo "FAIL: the Swift key given with -K is in the process list"
+  elif ! grep -q "swift-bench -A $swift_auth -U $swift_user -K " "$work/ps"; then
+    failures=$((failures + 1)); echo "FAIL: swift-bench -K was not running when the process list was read"
+  fi
+  wait "$pid"
   checks=$((checks + 1))
   if grep -rqF -f "$work/swift-key" "$out_file" "$err_file" "$work/swift" "$CEPHMARK_CLUSTER_DIR/log" 2>/dev/null; then
     failures=$((failures + 1)); echo "FAIL: the Swift key is in swift-bench's output, results or the cluster's logs"
