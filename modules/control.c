@@ -128,53 +128,46 @@ static size_t collect(lua_State *L, int table, bool with_values, const char ***k
     return n;
 }
 
-/* control.omap_set(pool, oid, {key = value}) -> true | nil, err, code (creates the object) */
-static int control_omap_set(lua_State *L)
+/* One omap write op on the object at arg 2 from the table at arg 3: set its entries
+ * (creating the object) or remove its keys. */
+static int omap_write(lua_State *L, bool set)
 {
     rados_ioctx_t io = cm_rados_check_pool(L, 1);
     const char *oid = luaL_checkstring(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
     const char **keys, **values;
     size_t *lengths;
-    size_t n = collect(L, 3, true, &keys, &values, &lengths);
+    size_t n = collect(L, 3, set, &keys, &values, &lengths);
     size_t *key_lengths = lua_newuserdatauv(L, (n + 1) * sizeof *key_lengths, 0);
     for (size_t i = 0; i < n; i++)
         key_lengths[i] = strlen(keys[i]);
     rados_write_op_t op = rados_create_write_op();
     if (op == NULL)
         return luaL_error(L, "out of memory");
-    rados_write_op_create(op, LIBRADOS_CREATE_IDEMPOTENT, NULL);
-    rados_write_op_omap_set2(op, keys, values, key_lengths, lengths, n);
+    if (set) {
+        rados_write_op_create(op, LIBRADOS_CREATE_IDEMPOTENT, NULL);
+        rados_write_op_omap_set2(op, keys, values, key_lengths, lengths, n);
+    } else {
+        rados_write_op_omap_rm_keys2(op, keys, key_lengths, n);
+    }
     int rc = rados_write_op_operate2(op, io, oid, NULL, 0);
     rados_release_write_op(op);
-    if (rc < 0)
-        return push_failure(L, rc, "writing omap");
+    if (rc < 0 && !(rc == -ENOENT && !set))
+        return push_failure(L, rc, set ? "writing omap" : "removing omap keys");
     lua_pushboolean(L, 1);
     return 1;
+}
+
+/* control.omap_set(pool, oid, {key = value}) -> true | nil, err, code (creates the object) */
+static int control_omap_set(lua_State *L)
+{
+    return omap_write(L, true);
 }
 
 /* control.omap_remove(pool, oid, {key, ...}) -> true | nil, err, code */
 static int control_omap_remove(lua_State *L)
 {
-    rados_ioctx_t io = cm_rados_check_pool(L, 1);
-    const char *oid = luaL_checkstring(L, 2);
-    luaL_checktype(L, 3, LUA_TTABLE);
-    const char **keys, **values;
-    size_t *lengths;
-    size_t n = collect(L, 3, false, &keys, &values, &lengths);
-    size_t *key_lengths = lua_newuserdatauv(L, (n + 1) * sizeof *key_lengths, 0);
-    for (size_t i = 0; i < n; i++)
-        key_lengths[i] = strlen(keys[i]);
-    rados_write_op_t op = rados_create_write_op();
-    if (op == NULL)
-        return luaL_error(L, "out of memory");
-    rados_write_op_omap_rm_keys2(op, keys, key_lengths, n);
-    int rc = rados_write_op_operate2(op, io, oid, NULL, 0);
-    rados_release_write_op(op);
-    if (rc < 0 && rc != -ENOENT)
-        return push_failure(L, rc, "removing omap keys");
-    lua_pushboolean(L, 1);
-    return 1;
+    return omap_write(L, false);
 }
 
 /* control.instance_id(pool) -> the client's global id (client.<id>), as notify acks name it */
