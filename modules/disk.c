@@ -16,15 +16,6 @@
 /* The region of a file that does not exist yet (or is empty) when no size is given. */
 #define DEFAULT_NEW_FILE_SIZE (64ULL << 20)
 
-static int parse_choice(lua_State *L, const char *key, const char *value,
-                        const char *const *choices, const char *expected)
-{
-    for (int i = 0; choices[i]; i++)
-        if (strcmp(value, choices[i]) == 0)
-            return i;
-    return luaL_error(L, "disk.bench: unknown %s '%s' (expected %s)", key, value, expected);
-}
-
 /* Raises a failure of the world (the path, the filesystem) as one line for the operator. */
 static int raise_world(lua_State *L, const char *message)
 {
@@ -69,24 +60,22 @@ static int disk_bench(lua_State *L)
     if (!options.path || !options.path[0])
         return luaL_error(L, "disk.bench: path is required (a file, or a block device with "
                              "allow_block_device = true for writes)");
-    const char *io_type = cm_lua_opt_string(L, 1, "io_type", "read", "disk.bench");
-    options.write = parse_choice(L, "io_type", io_type, io_types, "read or write") == 1;
-    const char *pattern = cm_lua_opt_string(L, 1, "pattern", "seq", "disk.bench");
-    options.random = parse_choice(L, "pattern", pattern, patterns, "seq or rand") == 1;
+    options.write =
+        cm_lua_opt_choice(L, 1, "io_type", io_types, 0, "read or write", "disk.bench") == 1;
+    options.random =
+        cm_lua_opt_choice(L, 1, "pattern", patterns, 0, "seq or rand", "disk.bench") == 1;
     options.block_size = cm_lua_opt_size(L, 1, "block_size", 4096, "disk.bench");
     if (options.block_size == 0 || options.block_size > (1ULL << 30))
         return luaL_error(L, "disk.bench: block_size must be between 1 byte and 1G, got %I",
                           (lua_Integer)options.block_size);
     options.size = cm_lua_opt_size(L, 1, "size", 0, "disk.bench");
     options.direct = cm_lua_opt_bool(L, 1, "direct", 1, "disk.bench");
-    const char *engine = cm_lua_opt_string(L, 1, "engine", "auto", "disk.bench");
-    options.engine =
-        (enum cm_disk_engine)parse_choice(L, "engine", engine, engines, "auto, io_uring or sync");
-    const char *sync = cm_lua_opt_string(L, 1, "sync", "none", "disk.bench");
-    options.sync =
-        (enum cm_disk_sync)parse_choice(L, "sync", sync, syncs, "none, fsync or fdatasync");
-    const char *sync_when = cm_lua_opt_string(L, 1, "sync_when", "end", "disk.bench");
-    options.sync_each = parse_choice(L, "sync_when", sync_when, sync_whens, "end or op") == 1;
+    options.engine = (enum cm_disk_engine)cm_lua_opt_choice(L, 1, "engine", engines, 0,
+                                                            "auto, io_uring or sync", "disk.bench");
+    options.sync = (enum cm_disk_sync)cm_lua_opt_choice(L, 1, "sync", syncs, 0,
+                                                        "none, fsync or fdatasync", "disk.bench");
+    options.sync_each =
+        cm_lua_opt_choice(L, 1, "sync_when", sync_whens, 0, "end or op", "disk.bench") == 1;
     options.allow_block_device = cm_lua_opt_bool(L, 1, "allow_block_device", 0, "disk.bench");
     int remove_after = cm_lua_opt_bool(L, 1, "remove", 0, "disk.bench");
     options.seed = (uint64_t)cm_lua_opt_integer(L, 1, "seed", 0, 0, INT64_MAX, "disk.bench");

@@ -497,15 +497,6 @@ static int image_flush(lua_State *L)
     return 1;
 }
 
-static int parse_choice(lua_State *L, const char *what, const char *key, const char *value,
-                        const char *const *choices, const char *expected)
-{
-    for (int i = 0; choices[i]; i++)
-        if (strcmp(value, choices[i]) == 0)
-            return i;
-    return luaL_error(L, "%s: unknown %s '%s' (expected %s)", what, key, value, expected);
-}
-
 /* image:bench{io_type=, io_size=, threads=, pattern=, rw_mix_read=, seconds=, ops=, bytes=,
  *   rate=, warmup=, verify=, on_second=} -> result table (raises on misuse) */
 static int image_bench(lua_State *L)
@@ -518,12 +509,10 @@ static int image_bench(lua_State *L)
         return luaL_error(L, "image:bench: a bench is already running on image '%s'",
                           handle->image.name);
     struct cm_rbd_bench_options options = {0};
-    const char *io_type = cm_lua_opt_string(L, 2, "io_type", "write", "bench");
-    options.io_type = (enum cm_rbd_io_type)parse_choice(L, "bench", "io_type", io_type, io_types,
-                                                        "read, write or readwrite");
-    const char *pattern = cm_lua_opt_string(L, 2, "pattern", "seq", "bench");
-    options.pattern =
-        (enum cm_rbd_pattern)parse_choice(L, "bench", "pattern", pattern, patterns, "seq or rand");
+    options.io_type = (enum cm_rbd_io_type)cm_lua_opt_choice(L, 2, "io_type", io_types, 1,
+                                                             "read, write or readwrite", "bench");
+    options.pattern = (enum cm_rbd_pattern)cm_lua_opt_choice(L, 2, "pattern", patterns, 0,
+                                                             "seq or rand", "bench");
     options.io_size = cm_lua_opt_size(L, 2, "io_size", 4096, "bench");
     if (options.io_size == 0 || options.io_size % 512 != 0)
         return luaL_error(L, "bench: io_size must be a positive multiple of 512 bytes, got %I",

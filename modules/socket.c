@@ -15,15 +15,6 @@
 
 #define MIB 1048576.0
 
-static int parse_choice(lua_State *L, const char *what, const char *key, const char *value,
-                        const char *const *choices, const char *expected)
-{
-    for (int i = 0; choices[i]; i++)
-        if (strcmp(value, choices[i]) == 0)
-            return i;
-    return luaL_error(L, "%s: unknown %s '%s' (expected %s)", what, key, value, expected);
-}
-
 static int raise_world(lua_State *L, const char *what, const char *message)
 {
     lua_pushfstring(L, "%s: %s", what, message);
@@ -90,11 +81,8 @@ static int socket_bench(lua_State *L)
     if (!options.host || !options.host[0])
         return luaL_error(L, "%s: host is required (where `cephmark netserver` runs)", what);
     options.port = (int)cm_lua_opt_integer(L, 1, "port", CM_NET_DEFAULT_PORT, 1, 65535, what);
-    int mode = parse_choice(L, what, "mode", cm_lua_opt_string(L, 1, "mode", "stream", what), modes,
-                            "stream or rr");
-    int direction =
-        parse_choice(L, what, "direction", cm_lua_opt_string(L, 1, "direction", "send", what),
-                     directions, "send or recv");
+    int mode = cm_lua_opt_choice(L, 1, "mode", modes, 0, "stream or rr", what);
+    int direction = cm_lua_opt_choice(L, 1, "direction", directions, 0, "send or recv", what);
     options.mode = mode == 1 ? CM_NET_RR : direction == 1 ? CM_NET_RECV : CM_NET_SEND;
     uint64_t buffer = cm_lua_opt_size(L, 1, "buffer_size", 128 * 1024, what);
     uint64_t request = cm_lua_opt_size(L, 1, "request_size", 1, what);

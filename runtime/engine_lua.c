@@ -98,6 +98,16 @@ const char *cm_lua_opt_string(lua_State *L, int table, const char *key, const ch
     return value;
 }
 
+int cm_lua_opt_choice(lua_State *L, int table, const char *key, const char *const *choices,
+                      int fallback, const char *expected, const char *what)
+{
+    const char *value = cm_lua_opt_string(L, table, key, choices[fallback], what);
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(value, choices[i]) == 0)
+            return i;
+    return luaL_error(L, "%s: unknown %s '%s' (expected %s)", what, key, value, expected);
+}
+
 static void push_second(lua_State *L, const struct cm_engine_second *s)
 {
     lua_createtable(L, 0, 16);

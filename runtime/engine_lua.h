@@ -49,5 +49,9 @@ lua_Integer cm_lua_opt_integer(lua_State *L, int table, const char *key, lua_Int
 int cm_lua_opt_bool(lua_State *L, int table, const char *key, int fallback, const char *what);
 const char *cm_lua_opt_string(lua_State *L, int table, const char *key, const char *fallback,
                               const char *what);
+/* One of `choices` (NULL-terminated) by name, as its index; choices[fallback] when the key
+ * is absent. Anything else raises "<what>: unknown <key> '<value>' (expected <expected>)". */
+int cm_lua_opt_choice(lua_State *L, int table, const char *key, const char *const *choices,
+                      int fallback, const char *expected, const char *what);
 
 #endif
