@@ -1,6 +1,7 @@
 -- bench/swift-objects.lua: the cephmark side of bench/swift-vs-wrk.sh, as a plain script:
 --   cephmark run bench/swift-objects.lua -p mode=put|get|delete -p container=C -p prefix=P
 --     -p objects=N -p size=4096 -p threads=64 [-p seconds=10] [-p run_id=ID] [-p verify=yes]
+--     [-p transport=auto|native|curl]
 -- Credentials come from cephmark.rgw (the local cluster's credentials file next to
 -- $CEPH_CONF, or ST_AUTH/ST_USER/ST_KEY). Prints one line of key=value pairs (ops, errors,
 -- seconds, ops_s, p50, p99, ...) that the shell script reads; never a secret.
@@ -21,6 +22,7 @@ local common = {
   container = container, prefix = need("prefix"), objects = math.tointeger(tonumber(need("objects"))),
   size = math.tointeger(tonumber(params.size or "4096")),
   threads = math.tointeger(tonumber(params.threads or "64")),
+  transport = params.transport or "auto",
 }
 local result
 if mode == "put" then
@@ -42,8 +44,8 @@ elseif mode == "delete" then
 else
   sys.fail("bench/swift-objects.lua: mode must be put, get or delete, got " .. mode)
 end
-print(string.format("mode=%s ops=%d errors=%d verify_failures=%d seconds=%.6f ops_s=%.1f p50=%.6f p99=%.6f run_id=%d",
-  mode, result.ops, result.errors, result.verify_failures, result.elapsed,
+print(string.format("transport=%s mode=%s ops=%d errors=%d verify_failures=%d seconds=%.6f ops_s=%.1f p50=%.6f p99=%.6f run_id=%d",
+  result.transport, mode, result.ops, result.errors, result.verify_failures, result.elapsed,
   result.elapsed > 0 and result.ops / result.elapsed or 0, result.lat.p50 or 0, result.lat.p99 or 0,
   result.run_id))
 if result.errors > 0 then

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# bench/swift-vs-wrk.sh: cephmark's HTTP target (curl multi on the engine loop) against wrk
-# 4.1.0, a fast C HTTP load generator, on the same Swift GETs: OBJECTS objects of SIZE bytes
-# written once by cephmark, then GET in order, over and over, at CONNECTIONS connections for
-# SECONDS_RUN seconds, by wrk (bench/wrk-swift-get.lua, one thread, the Swift token from
-# auth v1.0) and by cephmark (bench/swift-objects.lua, verifying every body, and once more
-# with verify=no), interleaved over ROUNDS rounds. Prints the medians of requests/s and of
+# bench/swift-vs-wrk.sh: cephmark's HTTP target against wrk 4.1.0, a fast C HTTP load
+# generator, on the same Swift GETs: OBJECTS objects of SIZE bytes written once by cephmark,
+# then GET in order, over and over, at CONNECTIONS connections for SECONDS_RUN seconds, by
+# wrk (bench/wrk-swift-get.lua, one thread, the Swift token from auth v1.0) and by cephmark
+# (bench/swift-objects.lua) three ways: the native HTTP/1.1 transport verifying every body
+# (the default for Swift over http), the same with verify=no, and libcurl's multi interface
+# (transport=curl, verifying), interleaved over ROUNDS rounds. Prints the medians of requests/s and of
 # client CPU per request (user+sys of the client process, from wait4) and the cephmark/wrk
 # ratios. Targets: cephmark >= 0.95x wrk's requests/s, <= 1.2x its CPU per request.
 # Needs a cluster with radosgw: CEPH_CONF pointing at a `cephmark cluster up --rgw` cluster
@@ -71,11 +72,11 @@ run_wrk() {
     bench_log "round $round wrk: $requests requests in ${seconds}s, cpu $(cpu_of wrk)s"
 }
 
-run_cephmark() { # NAME VERIFY
-    local name=$1 verify=$2
+run_cephmark() { # NAME VERIFY TRANSPORT
+    local name=$1 verify=$2 transport=$3
     measure "$name" "$CEPHMARK" run "$BENCH_DIR/swift-objects.lua" -p mode=get -p container="$SWIFT_CONTAINER" \
         -p prefix="$SWIFT_PREFIX" -p objects="$OBJECTS" -p size="$SIZE" -p threads="$CONNECTIONS" \
-        -p seconds="$SECONDS_RUN" -p run_id="$RUN_ID" -p verify="$verify"
+        -p seconds="$SECONDS_RUN" -p run_id="$RUN_ID" -p verify="$verify" -p transport="$transport"
     local ops seconds
     ops=$(kv "$name" ops)
     seconds=$(kv "$name" seconds)
@@ -87,9 +88,9 @@ run_cephmark() { # NAME VERIFY
 
 for ((round = 1; round <= ROUNDS; round++)); do
     if ((round % 2)); then
-        run_wrk; run_cephmark cm yes; run_cephmark cmnv no
+        run_wrk; run_cephmark cm yes native; run_cephmark cmnv no native; run_cephmark cmcurl yes curl
     else
-        run_cephmark cmnv no; run_cephmark cm yes; run_wrk
+        run_cephmark cmcurl yes curl; run_cephmark cmnv no native; run_cephmark cm yes native; run_wrk
     fi
 done
 
@@ -97,14 +98,20 @@ echo
 echo "cephmark vs wrk: Swift GETs of $OBJECTS objects of $SIZE bytes, $CONNECTIONS connections, one client thread"
 echo "each, ${SECONDS_RUN}s runs, $ROUNDS interleaved rounds, medians; CPU = user+sys of the client process per request"
 printf '%-22s %10s %8s %10s %8s %9s\n' client "req/s" ratio "CPU us/req" ratio "p99 ms"
-for name in wrk cm cmnv; do
-    case $name in wrk) label="wrk 4.1.0 (-t 1)" ;; cm) label="cephmark (verify)" ;; cmnv) label="cephmark (verify=no)" ;; esac
+for name in wrk cm cmnv cmcurl; do
+    case $name in
+    wrk) label="wrk 4.1.0 (-t 1)" ;;
+    cm) label="cephmark native" ;;
+    cmnv) label="  verify=no" ;;
+    cmcurl) label="cephmark curl" ;;
+    esac
     printf '%-22s %10.1f %8s %10.2f %8s %9.2f\n' "$label" "$(med "$name.ops_s")" \
         "$(ratio "$(med "$name.ops_s")" "$(med wrk.ops_s)")" "$(med "$name.cpu_us")" \
         "$(ratio "$(med "$name.cpu_us")" "$(med wrk.cpu_us)")" "$(med "$name.p99_ms")"
 done
 echo
 echo "per-round ratios cephmark/wrk (req/s ; CPU per request):"
-echo "  verify:    $(ratios cm.ops_s wrk.ops_s | paste -sd' ') ; $(ratios cm.cpu_us wrk.cpu_us | paste -sd' ')"
+echo "  native:    $(ratios cm.ops_s wrk.ops_s | paste -sd' ') ; $(ratios cm.cpu_us wrk.cpu_us | paste -sd' ')"
 echo "  verify=no: $(ratios cmnv.ops_s wrk.ops_s | paste -sd' ') ; $(ratios cmnv.cpu_us wrk.cpu_us | paste -sd' ')"
+echo "  curl:      $(ratios cmcurl.ops_s wrk.ops_s | paste -sd' ') ; $(ratios cmcurl.cpu_us wrk.cpu_us | paste -sd' ')"
 echo "targets: req/s ratio >= 0.95, CPU per request ratio <= 1.2"

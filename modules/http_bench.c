@@ -131,12 +131,12 @@ oom:
 
 /* A 401 during the run: the token expired or was revoked. Authenticate once; a second
  * refusal (or a 401 with the new token) stops the run instead of hammering the gateway. */
-static void handle_unauthorized(struct cm_http_bench *bench, struct http_slot *slot)
+void cm_http_bench_unauthorized(struct cm_http_bench *bench, unsigned generation, const char *url)
 {
     struct cm_http_client *client = bench->client;
     if (bench->auth_failed || client->api != CM_HTTP_SWIFT)
         goto failed;
-    if (slot->headers_generation != bench->headers_generation)
+    if (generation != bench->headers_generation)
         return; /* sent with the old token, before the re-authentication */
     if (bench->reauths > 0 ||
         bench->n_old_headers == sizeof bench->old_headers / sizeof bench->old_headers[0])
@@ -162,9 +162,63 @@ failed:
     if (!bench->auth_failed)
         snprintf(bench->auth_error, sizeof bench->auth_error,
                  "%s %.400s: 401 Unauthorized%s; the run stopped",
-                 cm_http_bench_op_name(bench->options.op), slot->url,
+                 cm_http_bench_op_name(bench->options.op), url,
                  bench->reauths ? " after re-authenticating" : "");
     bench->auth_failed = true;
+}
+
+void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const char *url)
+{
+    if (!bench->first_error[0])
+        snprintf(bench->first_error, sizeof bench->first_error, "%s %.500s: %ld %s",
+                 cm_http_bench_op_name(bench->options.op), url, status, cm_http_reason(status));
+    for (unsigned i = 0; i < bench->n_statuses; i++) {
+        if (bench->statuses[i].status == status) {
+            bench->statuses[i].count++;
+            return;
+        }
+    }
+    if (bench->n_statuses < CM_HTTP_STATUS_KINDS) {
+        bench->statuses[bench->n_statuses++] = (struct cm_http_status_count){status, 1};
+        return;
+    }
+    bench->statuses[CM_HTTP_STATUS_KINDS - 1].count++; /* more kinds than kept: lumped */
+}
+
+void cm_http_bench_record_transport_error(struct cm_http_bench *bench, const char *error)
+{
+    if (bench->transport_errors++ == 0)
+        snprintf(bench->first_transport_error, sizeof bench->first_transport_error, "%s", error);
+    if (!bench->first_error[0])
+        snprintf(bench->first_error, sizeof bench->first_error, "%s %s",
+                 cm_http_bench_op_name(bench->options.op), error);
+}
+
+void cm_http_bench_verify(struct cm_http_bench *bench, struct cm_op *op, const unsigned char *body,
+                          size_t received, size_t length, const char *name)
+{
+    if (bench->options.op != CM_HTTP_GET || op->result < 0 || !bench->options.verify)
+        return;
+    char *message = bench->n_verify_errors < CM_HTTP_VERIFY_ERRORS_KEPT
+                        ? bench->verify_errors[bench->n_verify_errors]
+                        : NULL;
+    size_t message_size = sizeof bench->verify_errors[0];
+    if (received != length) {
+        op->verify_failed = true;
+        if (message)
+            snprintf(message, message_size, "object %s: %zu bytes came back, %zu were written",
+                     name, received, length);
+    } else {
+        cm_payload_error error;
+        if (cm_payload_verify(bench->payload, body, received, name, 0, bench->options.run_id, 0,
+                              &error) != CM_PAYLOAD_OK) {
+            op->verify_failed = true;
+            if (message)
+                snprintf(message, message_size, "%s", error.message);
+        }
+    }
+    if (op->verify_failed && message)
+        bench->n_verify_errors++;
 }
 
 /* ---- the target --------------------------------------------------------------------------- */
@@ -292,21 +346,6 @@ static int submit(void *self, struct cm_op *op)
     return 0;
 }
 
-static void record_status(struct cm_http_bench *bench, long status)
-{
-    for (unsigned i = 0; i < bench->n_statuses; i++) {
-        if (bench->statuses[i].status == status) {
-            bench->statuses[i].count++;
-            return;
-        }
-    }
-    if (bench->n_statuses < CM_HTTP_STATUS_KINDS) {
-        bench->statuses[bench->n_statuses++] = (struct cm_http_status_count){status, 1};
-        return;
-    }
-    bench->statuses[CM_HTTP_STATUS_KINDS - 1].count++; /* more kinds than kept: lumped */
-}
-
 static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
 {
     struct http_slot *slot = NULL;
@@ -318,12 +357,7 @@ static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
     if (code != CURLE_OK) {
         char error[512];
         result = cm_http_transport_error(code, slot->url, NULL, error, sizeof error);
-        if (bench->transport_errors++ == 0)
-            snprintf(bench->first_transport_error, sizeof bench->first_transport_error, "%s",
-                     error);
-        if (!bench->first_error[0])
-            snprintf(bench->first_error, sizeof bench->first_error, "%s %s",
-                     cm_http_bench_op_name(bench->options.op), error);
+        cm_http_bench_record_transport_error(bench, error);
         cm_engine_complete(op, result);
         return;
     }
@@ -339,14 +373,10 @@ static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
             bench->put_ok++;
         }
     } else {
-        record_status(bench, status);
+        cm_http_bench_record_status(bench, status, slot->url);
         result = cm_http_status_errno(status);
-        if (!bench->first_error[0])
-            snprintf(bench->first_error, sizeof bench->first_error, "%s %.500s: %ld %s",
-                     cm_http_bench_op_name(bench->options.op), slot->url, status,
-                     cm_http_reason(status));
         if (status == 401)
-            handle_unauthorized(bench, slot);
+            cm_http_bench_unauthorized(bench, slot->headers_generation, slot->url);
     }
     cm_engine_complete(op, result);
 }
@@ -392,30 +422,8 @@ static int wait_fd(void *self)
 
 static void complete(void *self, struct cm_op *op)
 {
-    struct cm_http_bench *bench = self;
     struct http_slot *slot = op->target_slot;
-    if (bench->options.op != CM_HTTP_GET || op->result < 0 || !bench->options.verify)
-        return;
-    char *message = bench->n_verify_errors < CM_HTTP_VERIFY_ERRORS_KEPT
-                        ? bench->verify_errors[bench->n_verify_errors]
-                        : NULL;
-    size_t message_size = sizeof bench->verify_errors[0];
-    if (slot->received != slot->length) {
-        op->verify_failed = true;
-        if (message)
-            snprintf(message, message_size, "object %s: %zu bytes came back, %zu were written",
-                     slot->name, slot->received, slot->length);
-    } else {
-        cm_payload_error error;
-        if (cm_payload_verify(bench->payload, slot->buffer, slot->received, slot->name, 0,
-                              bench->options.run_id, 0, &error) != CM_PAYLOAD_OK) {
-            op->verify_failed = true;
-            if (message)
-                snprintf(message, message_size, "%s", error.message);
-        }
-    }
-    if (op->verify_failed && message)
-        bench->n_verify_errors++;
+    cm_http_bench_verify(self, op, slot->buffer, slot->received, slot->length, slot->name);
 }
 
 const struct cm_target_ops cm_http_bench_ops = {
@@ -495,6 +503,18 @@ int cm_http_bench_init(struct cm_http_bench *bench, struct cm_http_client *clien
     if (!bench->ttfb || (!bench->headers && client->headers))
         goto oom;
     bench->rng = options->run_id ^ cm_rados_new_run_id();
+
+    char why[256];
+    bool native_ok = cm_http_wire_supported(client, why, sizeof why);
+    if (options->transport == CM_HTTP_NATIVE && !native_ok) {
+        snprintf(error, error_size, "transport \"native\" cannot serve this endpoint: %s", why);
+        return -EINVAL;
+    }
+    if (options->transport != CM_HTTP_CURL && native_ok) {
+        bench->transport = CM_HTTP_NATIVE;
+        return cm_http_wire_init(bench, error, error_size);
+    }
+    bench->transport = CM_HTTP_CURL;
     bench->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     bench->multi = curl_multi_init();
     if (bench->epoll_fd < 0 || !bench->multi) {
@@ -511,8 +531,27 @@ oom:
     return -ENOMEM;
 }
 
+const struct cm_target_ops *cm_http_bench_target(const struct cm_http_bench *bench)
+{
+    return bench->transport == CM_HTTP_NATIVE ? &cm_http_wire_ops : &cm_http_bench_ops;
+}
+
+const char *cm_http_transport_name(enum cm_http_transport transport)
+{
+    switch (transport) {
+    case CM_HTTP_CURL:
+        return "curl";
+    case CM_HTTP_NATIVE:
+        return "native";
+    case CM_HTTP_AUTO:
+    default:
+        return "auto";
+    }
+}
+
 void cm_http_bench_fini(struct cm_http_bench *bench)
 {
+    cm_http_wire_fini(bench);
     if (bench->multi)
         curl_multi_cleanup(bench->multi);
     bench->multi = NULL;

@@ -1,6 +1,8 @@
 /* The HTTP target of the op engine: PUT, GET, HEAD or DELETE of benchmark objects on a
- * Swift or S3 endpoint (http_client.h), driven by libcurl's multi interface on the
- * engine's own loop thread. Pure C, no Lua.
+ * Swift or S3 endpoint (http_client.h), on the engine's own loop thread, over one of two
+ * transports: libcurl's multi interface (every endpoint: S3 with SigV4, TLS) or the native
+ * HTTP/1.1 keep-alive client of http_wire.c (Swift over plain http, the default there: a
+ * fraction of libcurl's CPU per request). Pure C, no Lua.
  *
  * Loop integration: curl tells us which sockets it wants watched (socket callback) and when
  * it needs a timeout (timer callback). The target keeps those sockets in an epoll set whose
@@ -32,6 +34,10 @@
 
 enum cm_http_bench_op { CM_HTTP_PUT, CM_HTTP_GET, CM_HTTP_HEAD, CM_HTTP_DELETE };
 
+/* Which HTTP stack carries the requests. AUTO: native when the endpoint allows it (Swift,
+ * http://), else curl. */
+enum cm_http_transport { CM_HTTP_AUTO, CM_HTTP_CURL, CM_HTTP_NATIVE };
+
 #define CM_HTTP_BENCH_MAX_CONTAINERS 1024
 #define CM_HTTP_BENCH_PREFIX_MAX     128
 #define CM_HTTP_VERIFY_ERRORS_KEPT   8
@@ -48,6 +54,7 @@ struct cm_http_bench_options {
     uint64_t run_id;             /* seeds payloads and sizes; GET/DELETE use the PUT's */
     bool random;                 /* GET/HEAD: pick objects at random (else in order, wrapping) */
     bool verify;                 /* GET: check what came back */
+    enum cm_http_transport transport;
 };
 
 /* One HTTP status and how many ops ended with it. */
@@ -64,6 +71,9 @@ struct cm_http_bench {
     cm_payload *payload;
     uint64_t rng;
     uint64_t next_object;
+
+    enum cm_http_transport transport; /* CURL or NATIVE, after AUTO is resolved */
+    struct cm_http_wire *wire;        /* the native transport's state (http_wire.c) */
 
     CURLM *multi;
     int epoll_fd;
@@ -89,7 +99,14 @@ struct cm_http_bench {
     unsigned n_verify_errors;
 };
 
-extern const struct cm_target_ops cm_http_bench_ops;
+extern const struct cm_target_ops cm_http_bench_ops; /* over curl multi */
+extern const struct cm_target_ops cm_http_wire_ops;  /* over the native client */
+
+/* The target ops for the transport cm_http_bench_init chose. */
+const struct cm_target_ops *cm_http_bench_target(const struct cm_http_bench *bench);
+
+/* "curl" or "native" */
+const char *cm_http_transport_name(enum cm_http_transport transport);
 
 /* Prepares a run. 0 or -errno with a sentence (bad options, no memory, no curl multi).
  * cm_http_bench_fini must be called in both cases. */
@@ -104,5 +121,25 @@ uint64_t cm_http_object_size(uint64_t run_id, uint64_t object, uint64_t size_min
 
 /* "PUT", "GET", "HEAD", "DELETE" */
 const char *cm_http_bench_op_name(enum cm_http_bench_op op);
+
+/* ---- shared by the two transports --------------------------------------------------------- */
+
+/* Counts a non-2xx answer by status, keeping the first failure as a sentence. */
+void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const char *url);
+/* Counts a request that got no answer; `error` is a sentence naming the URL. */
+void cm_http_bench_record_transport_error(struct cm_http_bench *bench, const char *error);
+/* A 401 for a request sent with the headers of `generation`: re-authenticates once (bumping
+ * headers_generation), or stops the run with auth_failed and a sentence. */
+void cm_http_bench_unauthorized(struct cm_http_bench *bench, unsigned generation, const char *url);
+/* GET: checks a body against the payload written for `name` (sets op->verify_failed). */
+void cm_http_bench_verify(struct cm_http_bench *bench, struct cm_op *op, const unsigned char *body,
+                          size_t received, size_t length, const char *name);
+
+/* The native transport (http_wire.c). supported: whether it can serve this client (Swift
+ * over http://); when not, `why` says so. init parses the storage URL and resolves its
+ * host: 0 or -errno with a sentence. fini is safe after a failed or skipped init. */
+bool cm_http_wire_supported(const struct cm_http_client *client, char *why, size_t why_size);
+int cm_http_wire_init(struct cm_http_bench *bench, char *error, size_t error_size);
+void cm_http_wire_fini(struct cm_http_bench *bench);
 
 #endif

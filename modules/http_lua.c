@@ -609,7 +609,7 @@ static void bench_sizes(lua_State *L, int table, uint64_t *min, uint64_t *max)
 #define MAX_OBJECT_SIZE (5ULL << 30) /* S3's and Swift's single-PUT limit */
 
 /* conn:bench{op=, container= | containers=, prefix=, objects=, first_object=, size=,
- *   run_id=, from=, random=, verify=, threads=, seconds=, ops=, bytes=, rate=, warmup=,
+ *   run_id=, from=, random=, verify=, transport=, threads=, seconds=, ops=, bytes=, rate=, warmup=,
  *   on_second=} -> result (raises on misuse; failed requests are counted in the result) */
 static int connection_bench(lua_State *L)
 {
@@ -619,8 +619,8 @@ static int connection_bench(lua_State *L)
                                         "objects",      "on_second",  "op",
                                         "ops",          "prefix",     "random",
                                         "rate",         "run_id",     "seconds",
-                                        "size",         "threads",    "verify",
-                                        "warmup",       NULL};
+                                        "size",         "threads",    "transport",
+                                        "verify",       "warmup",     NULL};
     static const char *const ops[] = {"put", "get", "head", "delete", NULL};
     struct connection *conn = check_connection(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -680,6 +680,9 @@ static int connection_bench(lua_State *L)
     options.prefix = prefix;
     options.random = cm_lua_opt_bool(L, 2, "random", 1, "bench");
     options.verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
+    static const char *const transports[] = {"auto", "curl", "native", NULL};
+    options.transport = (enum cm_http_transport)cm_lua_opt_choice(
+        L, 2, "transport", transports, CM_HTTP_AUTO, "auto, curl or native", "bench");
 
     /* containers: container/bucket (one) or containers/buckets (an array) or from `from` */
     const char *one = cm_lua_opt_string(L, 2, "container", NULL, "bench");
@@ -745,7 +748,7 @@ static int connection_bench(lua_State *L)
     }
     struct cm_engine_result result;
     conn->bench_running = true;
-    rc = cm_engine_run(&config, &cm_http_bench_ops, bench, &result);
+    rc = cm_engine_run(&config, cm_http_bench_target(bench), bench, &result);
     conn->bench_running = false;
     if (rc < 0) {
         cm_http_bench_fini(bench);
@@ -761,6 +764,8 @@ static int connection_bench(lua_State *L)
     lua_setfield(L, out, "method");
     lua_pushstring(L, api_name(conn));
     lua_setfield(L, out, "api");
+    lua_pushstring(L, cm_http_transport_name(bench->transport));
+    lua_setfield(L, out, "transport");
     lua_pushstring(L, bench->prefix);
     lua_setfield(L, out, "prefix");
     lua_pushinteger(L, (lua_Integer)run_id);

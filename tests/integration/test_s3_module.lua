@@ -48,6 +48,9 @@ t.eq(conn:bench { op = "delete", from = put, threads = 16 }.ops, 1100, "delete t
 local data = conn:bench { op = "put", bucket = B, objects = 50, size = { "1K", "16K" }, threads = 8 }
 t.eq(data.errors, 0, "put a size range")
 local get = conn:bench { op = "get", from = data, ops = 150, threads = 8 }
+t.eq(get.transport, "curl", "S3 runs over libcurl (SigV4 signing)")
+t.raises(function() conn:bench { op = "get", from = data, ops = 1, transport = "native" } end,
+  "transport \"native\" cannot serve this endpoint: it speaks Swift only", "no native transport for S3")
 t.eq(get.errors, 0, "get: no errors")
 t.eq(get.verify_failures, 0, "get: verified")
 t.ok(get.ttfb and get.ttfb.count == 150, "get: time to first byte")

@@ -80,6 +80,15 @@ fi
 check '[ -s "$work/results/results.json" ]' "-o writes results.json"
 check '! grep -rqF -- "$key" "$work/results"' "the results hold no key"
 
+# ---- --transport: libcurl's multi interface instead of the native HTTP/1.1 client --------------
+run_cli 0 swift-bench -c 8 -s 4096 -n 30 -g 30 --transport curl --format json "$work/swift.conf"
+if command -v jq >/dev/null; then
+  check '[ "$(jq -r ".GETS.count" "$out_file")" = 30 ] && [ "$(jq -r ".GETS.failures" "$out_file")" = 0 ]' "curl: 30 GETs, no failures"
+fi
+run_cli 2 swift-bench --transport tcp "$work/swift.conf"
+expect_stderr_lines 1
+expect_stderr "^cephmark: swift-bench: --transport must be auto, native or curl, got 'tcp'$"
+
 # ---- a wrong key: one line, at once, exit 2 ----------------------------------------------------
 sed "s/^key = .*/key = wrong-key/" "$work/swift.conf" >"$work/wrong.conf"
 start=$(date +%s.%N)

@@ -64,6 +64,7 @@ t.eq(put.ops, 64, "put: 64 objects")
 t.eq(put.errors, 0, "put: no errors")
 t.eq(put.objects_written, 64, "put: objects_written")
 t.eq(put.method, "PUT", "put: method")
+t.eq(put.transport, "native", "put: the native HTTP/1.1 transport by default for Swift over http")
 t.ok(put.lat.p99 and put.lat.p99 > 0, "put: latency percentiles")
 t.eq(#conn:list(C, { prefix = "bench_" }), 64, "the put objects are listed")
 local sizes = {}
@@ -82,6 +83,12 @@ t.eq(get.errors, 0, "get: no errors")
 t.eq(get.verify_failures, 0, "get: every body verifies")
 t.ok(get.ttfb and get.ttfb.count == 200, "get: time to first byte of every op")
 t.ok(get.ttfb.p50 <= get.lat.p50, "get: first byte comes before the end")
+-- the same through libcurl's multi interface
+local curl_get = conn:bench { op = "get", from = put, ops = 100, threads = 4, transport = "curl" }
+t.eq(curl_get.transport, "curl", "transport = curl is used")
+t.eq(curl_get.ops .. "/" .. curl_get.errors .. "/" .. curl_get.verify_failures, "100/0/0",
+  "curl get: 100 ops, no errors, every body verifies")
+t.ok(curl_get.ttfb and curl_get.ttfb.count == 100, "curl get: time to first byte of every op")
 
 -- a body that differs from what the put wrote is caught, with the object named
 assert(conn:put(C, "bench_3", string.rep("x", conn:head(C, "bench_3").size)))
@@ -122,6 +129,8 @@ t.raises(function() conn:bench { op = "get", container = C } end, "needs objects
 t.raises(function() conn:bench { op = "put", container = C, threds = 4 } end, "unknown option 'threds'",
   "a typo in an option")
 t.raises(function() conn:bench { op = "fly", container = C } end, "invalid option 'fly'", "unknown op")
+t.raises(function() conn:bench { op = "get", container = C, objects = 1, transport = "tcp" } end,
+  "unknown transport 'tcp' %(expected auto, curl or native%)", "unknown transport")
 t.raises(function() conn:bench { op = "put" } end, "which container", "no container")
 t.raises(function() swift.connect { auth_url = creds.auth_url, user = creds.user } end, "key is missing",
   "connect without a key")

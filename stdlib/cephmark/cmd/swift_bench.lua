@@ -45,6 +45,8 @@ options:
   --timeout SECONDS           connect timeout, and how long a request may make no progress
                               (default 10)
   --no-verify                 do not verify what GETs return
+  --transport auto|native|curl  HTTP client for the phases (default auto: cephmark's own
+                              HTTP/1.1 client for http:// storage URLs, libcurl otherwise)
   --format json               print one JSON document instead of the log lines
   -o, --output DIR            also write results.json and results.yaml into DIR
 
@@ -72,6 +74,7 @@ local spec = {
   ["-P"] = { key = "policy_name", value = true }, ["--policy-name"] = { key = "policy_name", value = true },
   ["--timeout"] = { key = "timeout", value = true },
   ["--no-verify"] = { key = "no_verify" },
+  ["--transport"] = { key = "transport", value = true },
   ["--format"] = { key = "format", value = true }, ["-f"] = { key = "format", value = true },
   ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
   ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
@@ -157,6 +160,7 @@ local function parse(argv)
     delete = not opts.no_delete and yes(conf.delete),
     policy = conf.policy_name,
     verify = not opts.no_verify,
+    transport = opts.transport or "auto",
     json = false,
     output = opts.output,
     auth = conf.auth, user = conf.user, key = conf.key, url = conf.url,
@@ -164,6 +168,9 @@ local function parse(argv)
   local timeout = tonumber(conf.timeout)
   if not timeout or timeout <= 0 then fail("timeout must be a positive number of seconds, got '" .. tostring(conf.timeout) .. "'") end
   o.timeout = timeout
+  if o.transport ~= "auto" and o.transport ~= "native" and o.transport ~= "curl" then
+    fail("--transport must be auto, native or curl, got '" .. o.transport .. "'")
+  end
   local delay = tonumber(conf.delay)
   if not delay or delay < 0 then fail("delay must be a number of seconds, got '" .. tostring(conf.delay) .. "'") end
   o.delay = delay
@@ -234,6 +241,7 @@ function M.main(argv)
         log(report.status_line(title, second.finished - errors, errors, elapsed, false))
       end
     end
+    bench.transport = o.transport
     local result = conn:bench(bench)
     results[op] = result
     order[#order + 1] = op

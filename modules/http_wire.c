@@ -1,0 +1,994 @@
+/* The native transport of the HTTP target (http_bench.h): a small HTTP/1.1 keep-alive
+ * client on the engine's loop thread, for Swift over plain http. Each engine slot owns one
+ * TCP connection and has at most one request on it; a request is one send (headers and body
+ * together) and, for small objects, one recv that brings the whole response, parsed in
+ * place by a state machine that allocates nothing. The connections sit in one epoll set:
+ * in a closed-loop run the loop waits in that set itself (the target's block hook), in an
+ * open-loop run the set is the engine's wait_fd.
+ *
+ * What it speaks: GET, PUT (with Content-Length), HEAD and DELETE; responses with
+ * Content-Length, chunked bodies or a body ended by the close; 1xx answers skipped;
+ * `Connection: close` and HTTP/1.0 honoured. What it leaves to libcurl: TLS, S3 signing,
+ * redirects (a 3xx is counted like any other non-2xx status).
+ *
+ * Failures: a request that gets no answer fails with -errno and a sentence naming the URL;
+ * no progress for the client's timeout fails with -ETIMEDOUT. A request on a reused
+ * connection that the server had closed (EOF or reset before any byte of the answer) is
+ * sent again once on a new connection. After a failed connect a slot waits before its next
+ * attempt (100 ms, doubling to 1.6 s, reset by a successful connect), so a gateway that is
+ * down costs a few errors per slot and second instead of a storm. */
+#include "http_bench.h"
+#include "splitmix.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define RX_SIZE          16384 /* response headers must fit; body bytes pass through */
+#define REQUEST_MAX      (CM_HTTP_URL_MAX + 2 * 600 + CM_HTTP_TOKEN_MAX + 512)
+#define SCAN_NS          100000000ULL /* timeouts and backoff are checked this often */
+#define BACKOFF_FIRST_NS 100000000ULL
+#define BACKOFF_MAX_NS   1600000000ULL
+
+enum phase {
+    IDLE,        /* no request; the connection (if any) is idle */
+    WAITING,     /* a request waits for the connect backoff to pass */
+    CONNECTING,  /* non-blocking connect in progress */
+    SENDING,     /* request bytes left to send */
+    HEAD,        /* reading the status line and headers */
+    BODY,        /* Content-Length body: `remaining` bytes to go */
+    CHUNK_SIZE,  /* chunked: the hex size line */
+    CHUNK_DATA,  /* chunked: `remaining` bytes of chunk data */
+    CHUNK_CRLF,  /* chunked: the line end after a chunk's data */
+    TRAILER,     /* chunked: trailer lines up to the empty one */
+    UNTIL_CLOSE, /* no length given: the body ends when the server closes */
+};
+
+struct wire_slot {
+    struct cm_http_wire *wire;
+    struct cm_op *op;
+    struct wire_slot *next_slot; /* every slot of the run, for the timeout scan */
+    int fd;
+    enum phase phase;
+    bool out_watched;     /* EPOLLOUT is in the connection's event mask */
+    bool reused;          /* the request went out on a connection that served one before */
+    bool answered;        /* a byte of the answer arrived */
+    bool resent;          /* already sent again once after a closed keep-alive connection */
+    bool keep_alive;      /* the connection may carry the next request */
+    bool chunk_line_seen; /* CHUNK_SIZE: past the hex digits (in an extension or the CR) */
+    bool line_empty;      /* TRAILER: nothing but CR on the current line so far */
+    uint64_t deadline_ns; /* fail with -ETIMEDOUT when no progress by then */
+    uint64_t backoff_ns;  /* wait before the next connect (0: none) */
+    uint64_t retry_ns;    /* WAITING: when to connect */
+    unsigned generation;  /* bench->headers_generation the request was built with */
+
+    /* the request */
+    char request[REQUEST_MAX];
+    size_t request_len, path_offset, path_len;
+    size_t sent; /* of request_len + body length */
+
+    /* the answer */
+    char rx[RX_SIZE];
+    size_t rx_len;  /* bytes in rx (HEAD: the headers so far) */
+    size_t scanned; /* HEAD: rx bytes already searched for the blank line */
+    long status;    /* 0 until the status line was read */
+    uint64_t remaining;
+    uint64_t first_byte_ns;
+
+    /* the object */
+    unsigned char *buffer; /* PUT body / GET landing area, `capacity` bytes */
+    size_t capacity;
+    size_t length;   /* the object's size: bytes to send, or expected back */
+    size_t received; /* body bytes that arrived (only `capacity` are kept) */
+    char name[CM_HTTP_BENCH_PREFIX_MAX + 24];
+};
+
+struct cm_http_wire {
+    struct cm_http_bench *bench;
+    struct sockaddr_storage address;
+    socklen_t address_len;
+    char origin[320];                   /* "http://host:port", for messages */
+    char host[300];                     /* the Host header's value */
+    char base_path[CM_HTTP_URL_MAX];    /* the storage URL's path, no trailing '/' */
+    char token[CM_HTTP_TOKEN_MAX + 40]; /* "X-Auth-Token: ...\r\n" */
+    unsigned token_generation;
+    int epoll_fd;
+    int cancel_fd; /* written by cancel_block; in the epoll set with a NULL pointer */
+    bool blocking;
+    bool cancelled;
+    uint64_t connect_timeout_ns, idle_timeout_ns;
+    uint64_t now_ns; /* the loop's clock, read once per wake-up */
+    uint64_t next_scan_ns;
+    unsigned busy; /* slots not IDLE */
+    struct wire_slot *slots;
+};
+
+/* ---- setup -------------------------------------------------------------------------------- */
+
+bool cm_http_wire_supported(const struct cm_http_client *client, char *why, size_t why_size)
+{
+    if (client->api != CM_HTTP_SWIFT) {
+        snprintf(why, why_size, "it speaks Swift only (S3 requests are signed by libcurl)");
+        return false;
+    }
+    if (strncasecmp(client->storage_url, "http://", 7) != 0) {
+        snprintf(why, why_size, "the storage URL %.300s is not plain http://", client->storage_url);
+        return false;
+    }
+    return true;
+}
+
+/* Splits http://host[:port]/path into the wire's host, port and base path. */
+static int parse_storage_url(struct cm_http_wire *wire, const char *url, char *port,
+                             size_t port_size, char *hostname, size_t hostname_size, char *error,
+                             size_t error_size)
+{
+    const char *authority = url + 7;
+    const char *path = strchr(authority, '/');
+    size_t authority_len = path ? (size_t)(path - authority) : strlen(authority);
+    if (authority_len == 0 || authority_len >= sizeof wire->host ||
+        memchr(authority, '@', authority_len)) {
+        snprintf(error, error_size, "cannot use the storage URL %.300s (host part)", url);
+        return -EINVAL;
+    }
+    memcpy(wire->host, authority, authority_len);
+    wire->host[authority_len] = '\0';
+    snprintf(wire->origin, sizeof wire->origin, "http://%s", wire->host);
+    const char *host_end = wire->host + authority_len;
+    const char *host_start = wire->host;
+    const char *colon;
+    if (wire->host[0] == '[') { /* [v6]:port */
+        const char *close = strchr(wire->host, ']');
+        if (!close) {
+            snprintf(error, error_size, "cannot use the storage URL %.300s (IPv6 host)", url);
+            return -EINVAL;
+        }
+        host_start = wire->host + 1;
+        host_end = close;
+        colon = close[1] == ':' ? close + 1 : NULL;
+    } else {
+        colon = strrchr(wire->host, ':');
+        if (colon)
+            host_end = colon;
+    }
+    size_t host_len = (size_t)(host_end - host_start);
+    if (host_len == 0 || host_len >= hostname_size) {
+        snprintf(error, error_size, "cannot use the storage URL %.300s (host part)", url);
+        return -EINVAL;
+    }
+    memcpy(hostname, host_start, host_len);
+    hostname[host_len] = '\0';
+    snprintf(port, port_size, "%s", colon && colon[1] ? colon + 1 : "80");
+    const char *p = path ? path : "";
+    size_t path_len = strlen(p);
+    while (path_len > 0 && p[path_len - 1] == '/')
+        path_len--;
+    if (path_len >= sizeof wire->base_path || memchr(p, '?', path_len) ||
+        memchr(p, '#', path_len)) {
+        snprintf(error, error_size, "cannot use the storage URL %.300s (path part)", url);
+        return -EINVAL;
+    }
+    memcpy(wire->base_path, p, path_len);
+    wire->base_path[path_len] = '\0';
+    return 0;
+}
+
+int cm_http_wire_init(struct cm_http_bench *bench, char *error, size_t error_size)
+{
+    struct cm_http_wire *wire = calloc(1, sizeof *wire);
+    if (!wire) {
+        snprintf(error, error_size, "out of memory for an HTTP run");
+        return -ENOMEM;
+    }
+    bench->wire = wire;
+    wire->bench = bench;
+    wire->epoll_fd = wire->cancel_fd = -1;
+    wire->token_generation = bench->headers_generation - 1; /* built at the first submit */
+    const struct cm_http_client *client = bench->client;
+    char port[16], hostname[300];
+    int rc = parse_storage_url(wire, client->storage_url, port, sizeof port, hostname,
+                               sizeof hostname, error, error_size);
+    if (rc < 0)
+        return rc;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *found = NULL;
+    int gai = getaddrinfo(hostname, port, &hints, &found);
+    if (gai != 0 || !found) {
+        snprintf(error, error_size, "%s: cannot resolve %s: %s", wire->origin, hostname,
+                 gai_strerror(gai));
+        return -EHOSTUNREACH;
+    }
+    memcpy(&wire->address, found->ai_addr, found->ai_addrlen);
+    wire->address_len = found->ai_addrlen;
+    freeaddrinfo(found);
+    wire->connect_timeout_ns = (uint64_t)client->connect_timeout_ms * 1000000ULL;
+    wire->idle_timeout_ns = (uint64_t)client->low_speed_seconds * 1000000000ULL;
+    wire->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    wire->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    struct epoll_event event = {.events = EPOLLIN, .data.ptr = NULL};
+    if (wire->epoll_fd < 0 || wire->cancel_fd < 0 ||
+        epoll_ctl(wire->epoll_fd, EPOLL_CTL_ADD, wire->cancel_fd, &event) < 0) {
+        snprintf(error, error_size, "cannot set up the HTTP event loop: %s", strerror(errno));
+        return -EIO;
+    }
+    wire->next_scan_ns = UINT64_MAX;
+    return 0;
+}
+
+void cm_http_wire_fini(struct cm_http_bench *bench)
+{
+    struct cm_http_wire *wire = bench->wire;
+    if (!wire)
+        return;
+    if (wire->epoll_fd >= 0)
+        close(wire->epoll_fd);
+    if (wire->cancel_fd >= 0)
+        close(wire->cancel_fd);
+    explicit_bzero(wire->token, sizeof wire->token);
+    free(wire);
+    bench->wire = NULL;
+}
+
+/* ---- connections -------------------------------------------------------------------------- */
+
+static void set_phase(struct wire_slot *slot, enum phase phase)
+{
+    struct cm_http_wire *wire = slot->wire;
+    if (slot->phase == IDLE && phase != IDLE)
+        wire->busy++;
+    else if (slot->phase != IDLE && phase == IDLE)
+        wire->busy--;
+    slot->phase = phase;
+    if (phase != IDLE && wire->next_scan_ns == UINT64_MAX)
+        wire->next_scan_ns = wire->now_ns + SCAN_NS;
+}
+
+static void drop_connection(struct wire_slot *slot)
+{
+    if (slot->fd >= 0)
+        close(slot->fd); /* also leaves the epoll set */
+    slot->fd = -1;
+    slot->out_watched = false;
+}
+
+static void watch_out(struct wire_slot *slot, bool on)
+{
+    if (slot->out_watched == on)
+        return;
+    struct epoll_event event = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.ptr = slot};
+    epoll_ctl(slot->wire->epoll_fd, EPOLL_CTL_MOD, slot->fd, &event);
+    slot->out_watched = on;
+}
+
+/* The request's URL, for messages: origin + path. */
+static const char *slot_url(const struct wire_slot *slot, char *out, size_t out_size)
+{
+    snprintf(out, out_size, "%s%.*s", slot->wire->origin, (int)slot->path_len,
+             slot->request + slot->path_offset);
+    return out;
+}
+
+static void finish(struct wire_slot *slot, int64_t result)
+{
+    if (!slot->keep_alive)
+        drop_connection(slot);
+    set_phase(slot, IDLE);
+    cm_engine_complete(slot->op, result);
+}
+
+static void send_request(struct wire_slot *slot);
+static void start_connect(struct wire_slot *slot);
+
+/* No answer: send once more on a fresh connection if a reused one had been closed under
+ * us, else count the error and complete the op. */
+static void fail(struct wire_slot *slot, int error_number, const char *what)
+{
+    struct cm_http_wire *wire = slot->wire;
+    bool was_reused = slot->reused && !slot->answered && !slot->resent &&
+                      error_number != ETIMEDOUT && slot->phase != CONNECTING;
+    drop_connection(slot);
+    if (was_reused) {
+        slot->resent = true;
+        start_connect(slot);
+        return;
+    }
+    if (slot->phase == CONNECTING || (slot->phase == SENDING && !slot->reused)) {
+        slot->backoff_ns = slot->backoff_ns ? slot->backoff_ns * 2 : BACKOFF_FIRST_NS;
+        if (slot->backoff_ns > BACKOFF_MAX_NS)
+            slot->backoff_ns = BACKOFF_MAX_NS;
+    }
+    char url[CM_HTTP_URL_MAX + 700], message[CM_HTTP_URL_MAX + 900];
+    snprintf(message, sizeof message, "%s: %s (%s)", slot_url(slot, url, sizeof url), what,
+             strerror(error_number));
+    cm_http_bench_record_transport_error(wire->bench, message);
+    slot->keep_alive = false;
+    finish(slot, -error_number);
+}
+
+static void start_connect(struct wire_slot *slot)
+{
+    struct cm_http_wire *wire = slot->wire;
+    slot->reused = false;
+    slot->sent = 0;
+    slot->fd = socket(wire->address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (slot->fd < 0) {
+        set_phase(slot, CONNECTING);
+        fail(slot, errno, "cannot open a socket");
+        return;
+    }
+    int one = 1;
+    setsockopt(slot->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(slot->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    struct epoll_event event = {.events = EPOLLIN | EPOLLOUT, .data.ptr = slot};
+    epoll_ctl(wire->epoll_fd, EPOLL_CTL_ADD, slot->fd, &event);
+    slot->out_watched = true;
+    set_phase(slot, CONNECTING);
+    slot->deadline_ns = wire->now_ns + wire->connect_timeout_ns;
+    if (connect(slot->fd, (const struct sockaddr *)&wire->address, wire->address_len) == 0) {
+        slot->backoff_ns = 0;
+        send_request(slot);
+    } else if (errno != EINPROGRESS) {
+        fail(slot, errno, "cannot connect");
+    }
+}
+
+/* Sends what is left of the request; the answer is awaited once all of it went out. */
+static void send_request(struct wire_slot *slot)
+{
+    struct cm_http_wire *wire = slot->wire;
+    if (slot->phase != SENDING) {
+        set_phase(slot, SENDING);
+        slot->deadline_ns = wire->now_ns + wire->idle_timeout_ns;
+    }
+    bool body = wire->bench->options.op == CM_HTTP_PUT;
+    size_t total = slot->request_len + (body ? slot->length : 0);
+    while (slot->sent < total) {
+        struct iovec iov[2];
+        int n = 0;
+        if (slot->sent < slot->request_len)
+            iov[n++] = (struct iovec){slot->request + slot->sent, slot->request_len - slot->sent};
+        if (body && slot->length) {
+            size_t body_sent = slot->sent > slot->request_len ? slot->sent - slot->request_len : 0;
+            iov[n++] = (struct iovec){slot->buffer + body_sent, slot->length - body_sent};
+        }
+        struct msghdr message = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t done = sendmsg(slot->fd, &message, MSG_NOSIGNAL);
+        if (done < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                watch_out(slot, true);
+                return;
+            }
+            fail(slot, errno, "cannot send the request");
+            return;
+        }
+        slot->sent += (size_t)done;
+        slot->deadline_ns = wire->now_ns + wire->idle_timeout_ns;
+    }
+    watch_out(slot, false);
+    set_phase(slot, HEAD);
+}
+
+/* ---- the answer --------------------------------------------------------------------------- */
+
+static bool header_is(const char *line, size_t name_len, const char *name)
+{
+    return strlen(name) == name_len && strncasecmp(line, name, name_len) == 0;
+}
+
+static bool value_has(const char *value, size_t value_len, const char *token)
+{
+    size_t token_len = strlen(token);
+    for (size_t i = 0; i + token_len <= value_len; i++)
+        if (strncasecmp(value + i, token, token_len) == 0)
+            return true;
+    return false;
+}
+
+static void complete_answer(struct wire_slot *slot)
+{
+    struct cm_http_wire *wire = slot->wire;
+    struct cm_http_bench *bench = wire->bench;
+    struct cm_op *op = slot->op;
+    slot->backoff_ns = 0;
+    if (slot->status >= 200 && slot->status <= 299) {
+        if (bench->options.op == CM_HTTP_GET)
+            cm_hist_record(bench->ttfb, slot->first_byte_ns - op->start_ns);
+        else if (bench->options.op == CM_HTTP_PUT)
+            bench->put_ok++;
+        finish(slot, (int64_t)op->length);
+        return;
+    }
+    char url[CM_HTTP_URL_MAX + 700];
+    slot_url(slot, url, sizeof url);
+    cm_http_bench_record_status(bench, slot->status, url);
+    if (slot->status == 401)
+        cm_http_bench_unauthorized(bench, slot->generation, url);
+    finish(slot, cm_http_status_errno(slot->status));
+}
+
+static void store_body(struct wire_slot *slot, const char *data, size_t n)
+{
+    if (slot->received < slot->capacity) {
+        size_t room = slot->capacity - slot->received;
+        memcpy(slot->buffer + slot->received, data, n < room ? n : room);
+    }
+    slot->received += n;
+}
+
+/* Feeds body bytes (after the headers) through the body states; returns false when the
+ * answer is malformed (the slot has failed). Bytes after a complete answer close the
+ * connection: nothing was asked for them. */
+static bool take_body(struct wire_slot *slot, const char *data, size_t n)
+{
+    while (n > 0) {
+        size_t take;
+        switch (slot->phase) {
+        case BODY:
+        case CHUNK_DATA:
+            take = n < slot->remaining ? n : (size_t)slot->remaining;
+            store_body(slot, data, take);
+            slot->remaining -= take;
+            if (slot->remaining == 0) {
+                if (slot->phase == BODY) {
+                    if (take < n)
+                        slot->keep_alive = false;
+                    complete_answer(slot);
+                    return true;
+                }
+                slot->phase = CHUNK_CRLF;
+            }
+            break;
+        case UNTIL_CLOSE:
+            take = n;
+            store_body(slot, data, n);
+            break;
+        case CHUNK_SIZE: {
+            take = 0;
+            while (take < n && data[take] != '\n') {
+                char c = data[take++];
+                int digit = c >= '0' && c <= '9'   ? c - '0'
+                            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                   : -1;
+                if (slot->chunk_line_seen || digit < 0) {
+                    slot->chunk_line_seen = true; /* an extension or the CR */
+                } else if (slot->remaining >> 60) {
+                    fail(slot, EPROTO, "chunk size out of range in the answer");
+                    return false;
+                } else {
+                    slot->remaining = slot->remaining * 16 + (uint64_t)digit;
+                }
+            }
+            if (take < n) { /* the line ended */
+                take++;
+                slot->chunk_line_seen = false;
+                if (slot->remaining == 0) {
+                    slot->phase = TRAILER;
+                    slot->line_empty = true;
+                } else {
+                    slot->phase = CHUNK_DATA;
+                }
+            }
+            break;
+        }
+        case CHUNK_CRLF:
+            take = 0;
+            while (take < n && data[take] != '\n')
+                take++;
+            if (take < n) {
+                take++;
+                slot->phase = CHUNK_SIZE;
+                slot->remaining = 0;
+            }
+            break;
+        case TRAILER:
+            take = 0;
+            while (take < n) {
+                char c = data[take++];
+                if (c == '\n') {
+                    if (slot->line_empty) {
+                        if (take < n)
+                            slot->keep_alive = false;
+                        complete_answer(slot);
+                        return true;
+                    }
+                    slot->line_empty = true;
+                } else if (c != '\r') {
+                    slot->line_empty = false;
+                }
+            }
+            break;
+        default:
+            return true;
+        }
+        data += take;
+        n -= take;
+    }
+    return true;
+}
+
+/* The headers are complete in rx[0 .. end): reads the status and what delimits the body,
+ * then passes the bytes after them to the body states. */
+static void take_head(struct wire_slot *slot, size_t end)
+{
+    struct cm_http_wire *wire = slot->wire;
+    const char *rx = slot->rx;
+    if (end < 12 || memcmp(rx, "HTTP/1.", 7) != 0 || rx[8] != ' ' || rx[9] < '1' || rx[9] > '5' ||
+        rx[10] < '0' || rx[10] > '9' || rx[11] < '0' || rx[11] > '9') {
+        fail(slot, EPROTO, "the answer is not HTTP/1.x");
+        return;
+    }
+    long status = (rx[9] - '0') * 100 + (rx[10] - '0') * 10 + (rx[11] - '0');
+    bool keep_alive = rx[7] == '1';
+    bool chunked = false, has_length = false;
+    uint64_t content_length = 0;
+    const char *line = memchr(rx, '\n', end) + 1;
+    while (line < rx + end) {
+        const char *eol = memchr(line, '\n', (size_t)(rx + end - line));
+        size_t len = (size_t)(eol - line);
+        if (len > 0 && line[len - 1] == '\r')
+            len--;
+        const char *colon = memchr(line, ':', len);
+        if (colon) {
+            size_t name_len = (size_t)(colon - line);
+            const char *value = colon + 1;
+            size_t value_len = len - name_len - 1;
+            while (value_len > 0 && (*value == ' ' || *value == '\t')) {
+                value++;
+                value_len--;
+            }
+            if (header_is(line, name_len, "content-length")) {
+                content_length = 0;
+                size_t digits = 0;
+                while (digits < value_len && value[digits] >= '0' && value[digits] <= '9' &&
+                       digits < 19)
+                    content_length = content_length * 10 + (uint64_t)(value[digits++] - '0');
+                if (digits == 0) {
+                    fail(slot, EPROTO, "bad Content-Length in the answer");
+                    return;
+                }
+                has_length = true;
+            } else if (header_is(line, name_len, "transfer-encoding")) {
+                chunked = value_has(value, value_len, "chunked");
+            } else if (header_is(line, name_len, "connection")) {
+                if (value_has(value, value_len, "close"))
+                    keep_alive = false;
+                else if (value_has(value, value_len, "keep-alive"))
+                    keep_alive = true;
+            }
+        }
+        line = eol + 1;
+    }
+    size_t extra = slot->rx_len - end;
+    if (status < 200) { /* 1xx: another header block follows */
+        memmove(slot->rx, slot->rx + end, extra);
+        slot->rx_len = extra;
+        slot->scanned = 0;
+        return;
+    }
+    slot->status = status;
+    slot->keep_alive = keep_alive;
+    slot->rx_len = 0;
+    slot->scanned = 0;
+    if (wire->bench->options.op == CM_HTTP_HEAD || status == 204 || status == 304) {
+        if (extra)
+            slot->keep_alive = false;
+        complete_answer(slot);
+        return;
+    }
+    if (chunked) {
+        slot->phase = CHUNK_SIZE;
+        slot->remaining = 0;
+        slot->chunk_line_seen = false;
+    } else if (has_length) {
+        slot->phase = BODY;
+        slot->remaining = content_length;
+        if (content_length == 0) {
+            if (extra)
+                slot->keep_alive = false;
+            complete_answer(slot);
+            return;
+        }
+    } else {
+        slot->phase = UNTIL_CLOSE;
+        slot->keep_alive = false;
+    }
+    take_body(slot, rx + end, extra);
+}
+
+/* The connection is readable (or hung up): one recv, into the body buffer when the body
+ * has a length and room is left, else into rx. */
+static void receive(struct wire_slot *slot)
+{
+    struct cm_http_wire *wire = slot->wire;
+    char *into;
+    size_t room;
+    bool direct = slot->phase == BODY && slot->received < slot->capacity;
+    if (direct) {
+        into = (char *)slot->buffer + slot->received;
+        room = slot->capacity - slot->received;
+        if (room > slot->remaining)
+            room = (size_t)slot->remaining;
+    } else if (slot->phase == HEAD) {
+        into = slot->rx + slot->rx_len;
+        room = RX_SIZE - slot->rx_len;
+    } else {
+        into = slot->rx;
+        room = RX_SIZE;
+    }
+    ssize_t n = recv(slot->fd, into, room, 0);
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            return;
+        fail(slot, errno,
+             slot->answered ? "the connection failed during the answer"
+                            : "the connection failed before an answer");
+        return;
+    }
+    if (n == 0) {
+        if (slot->phase == UNTIL_CLOSE) {
+            complete_answer(slot);
+            return;
+        }
+        fail(slot, slot->answered ? EPROTO : ECONNRESET,
+             slot->answered ? "the server closed the connection in the middle of the answer"
+                            : "the server closed the connection without an answer");
+        return;
+    }
+    if (!slot->answered) {
+        slot->answered = true;
+        slot->first_byte_ns = cm_now_ns();
+    }
+    slot->deadline_ns = wire->now_ns + wire->idle_timeout_ns;
+    if (direct) {
+        slot->received += (size_t)n;
+        slot->remaining -= (uint64_t)n;
+        if (slot->remaining == 0)
+            complete_answer(slot);
+        return;
+    }
+    if (slot->phase != HEAD) {
+        take_body(slot, into, (size_t)n);
+        return;
+    }
+    slot->rx_len += (size_t)n;
+    while (slot->phase == HEAD) {
+        size_t from = slot->scanned > 3 ? slot->scanned - 3 : 0;
+        const char *blank = NULL;
+        for (size_t i = from; i + 4 <= slot->rx_len; i++) {
+            if (slot->rx[i] == '\r' && memcmp(slot->rx + i, "\r\n\r\n", 4) == 0) {
+                blank = slot->rx + i;
+                break;
+            }
+        }
+        if (!blank) {
+            slot->scanned = slot->rx_len;
+            if (slot->rx_len == RX_SIZE)
+                fail(slot, EPROTO, "the answer's headers are larger than 16 KiB");
+            return;
+        }
+        take_head(slot, (size_t)(blank - slot->rx) + 4);
+        if (slot->phase == HEAD && slot->rx_len == 0)
+            return; /* a 1xx answer with nothing after it yet */
+    }
+}
+
+static void on_event(struct wire_slot *slot, uint32_t events)
+{
+    switch (slot->phase) {
+    case IDLE: {
+        /* an idle keep-alive connection became readable: the server closed it (or sent
+         * something unasked); either way it cannot carry the next request */
+        drop_connection(slot);
+        return;
+    }
+    case WAITING:
+        return;
+    case CONNECTING: {
+        int error_number = 0;
+        socklen_t len = sizeof error_number;
+        if (getsockopt(slot->fd, SOL_SOCKET, SO_ERROR, &error_number, &len) < 0)
+            error_number = errno;
+        if (error_number) {
+            fail(slot, error_number, "cannot connect");
+            return;
+        }
+        if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+            return;
+        slot->backoff_ns = 0;
+        send_request(slot);
+        return;
+    }
+    case SENDING:
+        if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+            /* an early answer (an error before the whole body went out) */
+            slot->keep_alive = false;
+            watch_out(slot, false);
+            set_phase(slot, HEAD);
+            receive(slot);
+        } else if (events & EPOLLOUT) {
+            send_request(slot);
+        }
+        return;
+    default:
+        if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+            receive(slot);
+        return;
+    }
+}
+
+/* Timeouts and connect backoff, every SCAN_NS while requests are in progress. */
+static void scan(struct cm_http_wire *wire)
+{
+    uint64_t now = wire->now_ns;
+    if (now < wire->next_scan_ns)
+        return;
+    for (struct wire_slot *slot = wire->slots; slot; slot = slot->next_slot) {
+        if (slot->phase == WAITING) {
+            if (now >= slot->retry_ns)
+                start_connect(slot);
+        } else if (slot->phase != IDLE && now >= slot->deadline_ns) {
+            bool connecting = slot->phase == CONNECTING;
+            char what[96];
+            double seconds =
+                (double)(connecting ? wire->connect_timeout_ns : wire->idle_timeout_ns) / 1e9;
+            snprintf(what, sizeof what, "%s for %.1f s",
+                     connecting ? "no connection" : "no progress", seconds);
+            fail(slot, ETIMEDOUT, what);
+        }
+    }
+    wire->next_scan_ns = wire->busy ? now + SCAN_NS : UINT64_MAX;
+}
+
+/* Handles what epoll_wait returned; false when the cancel event was among it. */
+static bool dispatch(const struct epoll_event *events, int n)
+{
+    bool cancelled = false;
+    for (int i = 0; i < n; i++) {
+        struct wire_slot *slot = events[i].data.ptr;
+        if (!slot)
+            cancelled = true;
+        else
+            on_event(slot, events[i].events);
+    }
+    return !cancelled;
+}
+
+/* ---- the target --------------------------------------------------------------------------- */
+
+static int slot_init(void *self, struct cm_op *op)
+{
+    struct cm_http_bench *bench = self;
+    struct cm_http_wire *wire = bench->wire;
+    struct wire_slot *slot = calloc(1, sizeof *slot);
+    if (!slot)
+        return -ENOMEM;
+    slot->wire = wire;
+    slot->op = op;
+    slot->fd = -1;
+    enum cm_http_bench_op kind = bench->options.op;
+    if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET) {
+        slot->capacity = bench->options.size_max ? (size_t)bench->options.size_max : 1;
+        slot->buffer = malloc(slot->capacity);
+        if (!slot->buffer) {
+            free(slot);
+            return -ENOMEM;
+        }
+    }
+    slot->next_slot = wire->slots;
+    wire->slots = slot;
+    wire->blocking = cm_engine_blocking(op);
+    op->target_slot = slot;
+    return 0;
+}
+
+static void slot_fini(void *self, struct cm_op *op)
+{
+    struct cm_http_bench *bench = self;
+    struct wire_slot *slot = op->target_slot;
+    if (!slot)
+        return;
+    for (struct wire_slot **link = &bench->wire->slots; *link; link = &(*link)->next_slot) {
+        if (*link == slot) {
+            *link = slot->next_slot;
+            break;
+        }
+    }
+    drop_connection(slot);
+    free(slot->buffer);
+    free(slot);
+    op->target_slot = NULL;
+}
+
+/* The token line, rebuilt after a re-authentication. */
+static void refresh_token(struct cm_http_wire *wire)
+{
+    const struct cm_http_bench *bench = wire->bench;
+    if (wire->token_generation == bench->headers_generation)
+        return;
+    snprintf(wire->token, sizeof wire->token, "%s\r\n", bench->client->auth_header);
+    wire->token_generation = bench->headers_generation;
+}
+
+static int build_request(struct wire_slot *slot, const char *container)
+{
+    struct cm_http_wire *wire = slot->wire;
+    const struct cm_http_bench *bench = wire->bench;
+    const char *method = cm_http_bench_op_name(bench->options.op);
+    slot->path_offset = strlen(method) + 1;
+    int path_len = 0;
+    int n = snprintf(slot->request, sizeof slot->request,
+                     "%s %s/%s/%s%n HTTP/1.1\r\nHost: %s\r\n%s", method, wire->base_path, container,
+                     slot->name, &path_len, wire->host, wire->token);
+    if (n < 0 || (size_t)n >= sizeof slot->request)
+        return -ENAMETOOLONG;
+    slot->path_len = (size_t)path_len - slot->path_offset;
+    size_t used = (size_t)n;
+    int more;
+    if (bench->options.op == CM_HTTP_PUT)
+        more = snprintf(slot->request + used, sizeof slot->request - used,
+                        "Content-Length: %zu\r\nUser-Agent: cephmark/" CEPHMARK_VERSION "\r\n\r\n",
+                        slot->length);
+    else
+        more = snprintf(slot->request + used, sizeof slot->request - used,
+                        "User-Agent: cephmark/" CEPHMARK_VERSION "\r\n\r\n");
+    if (more < 0 || (size_t)more >= sizeof slot->request - used)
+        return -ENAMETOOLONG;
+    slot->request_len = used + (size_t)more;
+    return 0;
+}
+
+static int submit(void *self, struct cm_op *op)
+{
+    struct cm_http_bench *bench = self;
+    struct cm_http_wire *wire = bench->wire;
+    struct wire_slot *slot = op->target_slot;
+    const struct cm_http_bench_options *o = &bench->options;
+    if (bench->auth_failed)
+        return CM_TARGET_DONE;
+    uint64_t object;
+    switch (o->op) {
+    case CM_HTTP_PUT:
+        if (o->objects && op->sequence >= o->objects)
+            return CM_TARGET_DONE;
+        object = o->first_object + op->sequence;
+        if (object + 1 > bench->highest_put)
+            bench->highest_put = object + 1;
+        op->kind = CM_OP_WRITE;
+        break;
+    case CM_HTTP_DELETE:
+        if (op->sequence >= o->objects)
+            return CM_TARGET_DONE;
+        object = o->first_object + op->sequence;
+        op->kind = CM_OP_REMOVE;
+        break;
+    case CM_HTTP_GET:
+    case CM_HTTP_HEAD:
+    default:
+        if (o->random)
+            object = cm_splitmix64(&bench->rng) % o->objects;
+        else
+            object = bench->next_object++ % o->objects;
+        object += o->first_object;
+        op->kind = o->op == CM_HTTP_GET ? CM_OP_READ : CM_OP_OTHER;
+        break;
+    }
+    wire->now_ns = op->start_ns;
+    slot->length = (size_t)cm_http_object_size(o->run_id, object, o->size_min, o->size_max);
+    op->length = o->op == CM_HTTP_PUT || o->op == CM_HTTP_GET ? slot->length : 0;
+    snprintf(slot->name, sizeof slot->name, "%s_%" PRIu64, bench->prefix, object);
+    refresh_token(wire);
+    slot->generation = bench->headers_generation;
+    if (build_request(slot, bench->containers[object % o->n_containers]) < 0)
+        return -ENAMETOOLONG;
+    if (o->op == CM_HTTP_PUT)
+        cm_payload_fill(bench->payload, slot->buffer, slot->length, slot->name, 0, op->sequence,
+                        o->run_id);
+    slot->received = 0;
+    slot->rx_len = slot->scanned = 0;
+    slot->status = 0;
+    slot->answered = slot->resent = false;
+    slot->keep_alive = true;
+    slot->sent = 0;
+    if (slot->fd >= 0) {
+        slot->reused = true;
+        send_request(slot);
+    } else if (slot->backoff_ns) {
+        set_phase(slot, WAITING);
+        slot->retry_ns = wire->now_ns + slot->backoff_ns;
+        if (wire->next_scan_ns > slot->retry_ns)
+            wire->next_scan_ns = slot->retry_ns;
+    } else {
+        start_connect(slot);
+    }
+    return 0;
+}
+
+static void poll_target(void *self, uint64_t now_ns)
+{
+    struct cm_http_bench *bench = self;
+    struct cm_http_wire *wire = bench->wire;
+    struct epoll_event events[64];
+    int n = epoll_wait(wire->epoll_fd, events, 64, 0);
+    wire->now_ns = n > 0 ? cm_now_ns() : now_ns;
+    dispatch(events, n);
+    scan(wire);
+}
+
+/* Closed loop: waits in the epoll set itself, until an answer, a timeout scan, or the
+ * watchdog's cancel. */
+static void block(void *self)
+{
+    struct cm_http_bench *bench = self;
+    struct cm_http_wire *wire = bench->wire;
+    if (wire->cancelled)
+        return;
+    uint64_t now = cm_now_ns();
+    int timeout_ms = 100;
+    if (wire->next_scan_ns != UINT64_MAX)
+        timeout_ms =
+            wire->next_scan_ns <= now ? 0 : (int)((wire->next_scan_ns - now) / 1000000 + 1);
+    if (timeout_ms > 100)
+        timeout_ms = 100;
+    struct epoll_event events[64];
+    int n = epoll_wait(wire->epoll_fd, events, 64, timeout_ms);
+    wire->now_ns = cm_now_ns();
+    if (!dispatch(events, n > 0 ? n : 0))
+        wire->cancelled = true;
+    scan(wire);
+}
+
+static void cancel_block(void *self)
+{
+    struct cm_http_bench *bench = self;
+    uint64_t one = 1;
+    ssize_t unused = write(bench->wire->cancel_fd, &one, sizeof one);
+    (void)unused;
+}
+
+static uint64_t next_deadline(void *self)
+{
+    struct cm_http_bench *bench = self;
+    /* a blocking run checks timeouts inside block; a deadline here would keep it from
+     * blocking at all */
+    return bench->wire->blocking ? UINT64_MAX : bench->wire->next_scan_ns;
+}
+
+static int wait_fd(void *self)
+{
+    struct cm_http_bench *bench = self;
+    return bench->wire->epoll_fd;
+}
+
+static void complete(void *self, struct cm_op *op)
+{
+    struct wire_slot *slot = op->target_slot;
+    cm_http_bench_verify(self, op, slot->buffer, slot->received, slot->length, slot->name);
+}
+
+const struct cm_target_ops cm_http_wire_ops = {
+    .version = CM_TARGET_OPS_VERSION,
+    .name = "http-native",
+    .slot_init = slot_init,
+    .slot_fini = slot_fini,
+    .submit = submit,
+    .complete = complete,
+    .next_deadline = next_deadline,
+    .poll = poll_target,
+    .wait_fd = wait_fd,
+    .block = block,
+    .cancel_block = cancel_block,
+};
