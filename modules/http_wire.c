@@ -2,7 +2,7 @@
  * client on the engine's loop thread, for Swift over plain http. Each engine slot owns one
  * TCP connection and has at most one request on it; a request is one send (headers and body
  * together) and, for small objects, one recv that brings the whole response, parsed in
- * place by a state machine that allocates nothing. The connections sit in one epoll set:
+ * place by http_answer.c, which allocates nothing. The connections sit in one epoll set:
  * in a closed-loop run the loop waits in that set itself (the target's block hook), in an
  * open-loop run the set is the engine's wait_fd.
  *
@@ -17,6 +17,7 @@
  * sent again once on a new connection. After a failed connect a slot waits before its next
  * attempt (100 ms, doubling to 1.6 s, reset by a successful connect), so a gateway that is
  * down costs a few errors per slot and second instead of a storm. */
+#include "http_answer.h"
 #include "http_bench.h"
 #include "splitmix.h"
 
@@ -35,24 +36,17 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define RX_SIZE          16384 /* response headers must fit; body bytes pass through */
 #define REQUEST_MAX      (CM_HTTP_URL_MAX + 2 * 600 + CM_HTTP_TOKEN_MAX + 512)
 #define SCAN_NS          100000000ULL /* timeouts and backoff are checked this often */
 #define BACKOFF_FIRST_NS 100000000ULL
 #define BACKOFF_MAX_NS   1600000000ULL
 
 enum phase {
-    IDLE,        /* no request; the connection (if any) is idle */
-    WAITING,     /* a request waits for the connect backoff to pass */
-    CONNECTING,  /* non-blocking connect in progress */
-    SENDING,     /* request bytes left to send */
-    HEAD,        /* reading the status line and headers */
-    BODY,        /* Content-Length body: `remaining` bytes to go */
-    CHUNK_SIZE,  /* chunked: the hex size line */
-    CHUNK_DATA,  /* chunked: `remaining` bytes of chunk data */
-    CHUNK_CRLF,  /* chunked: the line end after a chunk's data */
-    TRAILER,     /* chunked: trailer lines up to the empty one */
-    UNTIL_CLOSE, /* no length given: the body ends when the server closes */
+    IDLE,       /* no request; the connection (if any) is idle */
+    WAITING,    /* a request waits for the connect backoff to pass */
+    CONNECTING, /* non-blocking connect in progress */
+    SENDING,    /* request bytes left to send */
+    RECEIVING,  /* the answer, parsed by slot->answer */
 };
 
 struct wire_slot {
@@ -65,9 +59,6 @@ struct wire_slot {
     bool reused;          /* the request went out on a connection that served one before */
     bool answered;        /* a byte of the answer arrived */
     bool resent;          /* already sent again once after a closed keep-alive connection */
-    bool keep_alive;      /* the connection may carry the next request */
-    bool chunk_line_seen; /* CHUNK_SIZE: past the hex digits (in an extension or the CR) */
-    bool line_empty;      /* TRAILER: nothing but CR on the current line so far */
     uint64_t deadline_ns; /* fail with -ETIMEDOUT when no progress by then */
     uint64_t backoff_ns;  /* wait before the next connect (0: none) */
     uint64_t retry_ns;    /* WAITING: when to connect */
@@ -79,18 +70,13 @@ struct wire_slot {
     size_t sent; /* of request_len + body length */
 
     /* the answer */
-    char rx[RX_SIZE];
-    size_t rx_len;  /* bytes in rx (HEAD: the headers so far) */
-    size_t scanned; /* HEAD: rx bytes already searched for the blank line */
-    long status;    /* 0 until the status line was read */
-    uint64_t remaining;
+    struct cm_http_answer answer;
     uint64_t first_byte_ns;
 
     /* the object */
     unsigned char *buffer; /* PUT body / GET landing area, `capacity` bytes */
     size_t capacity;
-    size_t length;   /* the object's size: bytes to send, or expected back */
-    size_t received; /* body bytes that arrived (only `capacity` are kept) */
+    size_t length; /* the object's size: bytes to send, or expected back */
     char name[CM_HTTP_BENCH_PREFIX_MAX + 24];
 };
 
@@ -279,12 +265,17 @@ static const char *slot_url(const struct wire_slot *slot, char *out, size_t out_
     return out;
 }
 
-static void finish(struct wire_slot *slot, int64_t result)
+static void finish(struct wire_slot *slot, int64_t result, bool keep_alive)
 {
-    if (!slot->keep_alive)
+    if (!keep_alive)
         drop_connection(slot);
     set_phase(slot, IDLE);
     cm_engine_complete(slot->op, result);
+}
+
+static size_t request_total(const struct wire_slot *slot)
+{
+    return slot->request_len + (slot->wire->bench->options.op == CM_HTTP_PUT ? slot->length : 0);
 }
 
 static void send_request(struct wire_slot *slot);
@@ -312,8 +303,7 @@ static void fail(struct wire_slot *slot, int error_number, const char *what)
     snprintf(message, sizeof message, "%s: %s (%s)", slot_url(slot, url, sizeof url), what,
              strerror(error_number));
     cm_http_bench_record_transport_error(wire->bench, message);
-    slot->keep_alive = false;
-    finish(slot, -error_number);
+    finish(slot, -error_number, false);
 }
 
 static void start_connect(struct wire_slot *slot)
@@ -352,7 +342,7 @@ static void send_request(struct wire_slot *slot)
         slot->deadline_ns = wire->now_ns + wire->idle_timeout_ns;
     }
     bool body = wire->bench->options.op == CM_HTTP_PUT;
-    size_t total = slot->request_len + (body ? slot->length : 0);
+    size_t total = request_total(slot);
     while (slot->sent < total) {
         struct iovec iov[2];
         int n = 0;
@@ -378,257 +368,43 @@ static void send_request(struct wire_slot *slot)
         slot->deadline_ns = wire->now_ns + wire->idle_timeout_ns;
     }
     watch_out(slot, false);
-    set_phase(slot, HEAD);
+    set_phase(slot, RECEIVING);
 }
 
 /* ---- the answer --------------------------------------------------------------------------- */
-
-static bool header_is(const char *line, size_t name_len, const char *name)
-{
-    return strlen(name) == name_len && strncasecmp(line, name, name_len) == 0;
-}
-
-static bool value_has(const char *value, size_t value_len, const char *token)
-{
-    size_t token_len = strlen(token);
-    for (size_t i = 0; i + token_len <= value_len; i++)
-        if (strncasecmp(value + i, token, token_len) == 0)
-            return true;
-    return false;
-}
 
 static void complete_answer(struct wire_slot *slot)
 {
     struct cm_http_wire *wire = slot->wire;
     struct cm_http_bench *bench = wire->bench;
     struct cm_op *op = slot->op;
+    long status = slot->answer.status;
+    /* an answer before the whole request went out leaves the connection unusable */
+    bool keep_alive = slot->answer.keep_alive && slot->sent == request_total(slot);
     slot->backoff_ns = 0;
-    if (slot->status >= 200 && slot->status <= 299) {
+    if (status >= 200 && status <= 299) {
         if (bench->options.op == CM_HTTP_GET)
             cm_hist_record(bench->ttfb, slot->first_byte_ns - op->start_ns);
         else if (bench->options.op == CM_HTTP_PUT)
             bench->put_ok++;
-        finish(slot, (int64_t)op->length);
+        finish(slot, (int64_t)op->length, keep_alive);
         return;
     }
     char url[CM_HTTP_URL_MAX + 700];
     slot_url(slot, url, sizeof url);
-    cm_http_bench_record_status(bench, slot->status, url);
-    if (slot->status == 401)
+    cm_http_bench_record_status(bench, status, url);
+    if (status == 401)
         cm_http_bench_unauthorized(bench, slot->generation, url);
-    finish(slot, cm_http_status_errno(slot->status));
+    finish(slot, cm_http_status_errno(status), keep_alive);
 }
 
-static void store_body(struct wire_slot *slot, const char *data, size_t n)
-{
-    if (slot->received < slot->capacity) {
-        size_t room = slot->capacity - slot->received;
-        memcpy(slot->buffer + slot->received, data, n < room ? n : room);
-    }
-    slot->received += n;
-}
-
-/* Feeds body bytes (after the headers) through the body states; returns false when the
- * answer is malformed (the slot has failed). Bytes after a complete answer close the
- * connection: nothing was asked for them. */
-static bool take_body(struct wire_slot *slot, const char *data, size_t n)
-{
-    while (n > 0) {
-        size_t take;
-        switch (slot->phase) {
-        case BODY:
-        case CHUNK_DATA:
-            take = n < slot->remaining ? n : (size_t)slot->remaining;
-            store_body(slot, data, take);
-            slot->remaining -= take;
-            if (slot->remaining == 0) {
-                if (slot->phase == BODY) {
-                    if (take < n)
-                        slot->keep_alive = false;
-                    complete_answer(slot);
-                    return true;
-                }
-                slot->phase = CHUNK_CRLF;
-            }
-            break;
-        case UNTIL_CLOSE:
-            take = n;
-            store_body(slot, data, n);
-            break;
-        case CHUNK_SIZE: {
-            take = 0;
-            while (take < n && data[take] != '\n') {
-                char c = data[take++];
-                int digit = c >= '0' && c <= '9'   ? c - '0'
-                            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                            : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                   : -1;
-                if (slot->chunk_line_seen || digit < 0) {
-                    slot->chunk_line_seen = true; /* an extension or the CR */
-                } else if (slot->remaining >> 60) {
-                    fail(slot, EPROTO, "chunk size out of range in the answer");
-                    return false;
-                } else {
-                    slot->remaining = slot->remaining * 16 + (uint64_t)digit;
-                }
-            }
-            if (take < n) { /* the line ended */
-                take++;
-                slot->chunk_line_seen = false;
-                if (slot->remaining == 0) {
-                    slot->phase = TRAILER;
-                    slot->line_empty = true;
-                } else {
-                    slot->phase = CHUNK_DATA;
-                }
-            }
-            break;
-        }
-        case CHUNK_CRLF:
-            take = 0;
-            while (take < n && data[take] != '\n')
-                take++;
-            if (take < n) {
-                take++;
-                slot->phase = CHUNK_SIZE;
-                slot->remaining = 0;
-            }
-            break;
-        case TRAILER:
-            take = 0;
-            while (take < n) {
-                char c = data[take++];
-                if (c == '\n') {
-                    if (slot->line_empty) {
-                        if (take < n)
-                            slot->keep_alive = false;
-                        complete_answer(slot);
-                        return true;
-                    }
-                    slot->line_empty = true;
-                } else if (c != '\r') {
-                    slot->line_empty = false;
-                }
-            }
-            break;
-        default:
-            return true;
-        }
-        data += take;
-        n -= take;
-    }
-    return true;
-}
-
-/* The headers are complete in rx[0 .. end): reads the status and what delimits the body,
- * then passes the bytes after them to the body states. */
-static void take_head(struct wire_slot *slot, size_t end)
-{
-    struct cm_http_wire *wire = slot->wire;
-    const char *rx = slot->rx;
-    if (end < 12 || memcmp(rx, "HTTP/1.", 7) != 0 || rx[8] != ' ' || rx[9] < '1' || rx[9] > '5' ||
-        rx[10] < '0' || rx[10] > '9' || rx[11] < '0' || rx[11] > '9') {
-        fail(slot, EPROTO, "the answer is not HTTP/1.x");
-        return;
-    }
-    long status = (rx[9] - '0') * 100 + (rx[10] - '0') * 10 + (rx[11] - '0');
-    bool keep_alive = rx[7] == '1';
-    bool chunked = false, has_length = false;
-    uint64_t content_length = 0;
-    const char *line = memchr(rx, '\n', end) + 1;
-    while (line < rx + end) {
-        const char *eol = memchr(line, '\n', (size_t)(rx + end - line));
-        size_t len = (size_t)(eol - line);
-        if (len > 0 && line[len - 1] == '\r')
-            len--;
-        const char *colon = memchr(line, ':', len);
-        if (colon) {
-            size_t name_len = (size_t)(colon - line);
-            const char *value = colon + 1;
-            size_t value_len = len - name_len - 1;
-            while (value_len > 0 && (*value == ' ' || *value == '\t')) {
-                value++;
-                value_len--;
-            }
-            if (header_is(line, name_len, "content-length")) {
-                content_length = 0;
-                size_t digits = 0;
-                while (digits < value_len && value[digits] >= '0' && value[digits] <= '9' &&
-                       digits < 19)
-                    content_length = content_length * 10 + (uint64_t)(value[digits++] - '0');
-                if (digits == 0) {
-                    fail(slot, EPROTO, "bad Content-Length in the answer");
-                    return;
-                }
-                has_length = true;
-            } else if (header_is(line, name_len, "transfer-encoding")) {
-                chunked = value_has(value, value_len, "chunked");
-            } else if (header_is(line, name_len, "connection")) {
-                if (value_has(value, value_len, "close"))
-                    keep_alive = false;
-                else if (value_has(value, value_len, "keep-alive"))
-                    keep_alive = true;
-            }
-        }
-        line = eol + 1;
-    }
-    size_t extra = slot->rx_len - end;
-    if (status < 200) { /* 1xx: another header block follows */
-        memmove(slot->rx, slot->rx + end, extra);
-        slot->rx_len = extra;
-        slot->scanned = 0;
-        return;
-    }
-    slot->status = status;
-    slot->keep_alive = keep_alive;
-    slot->rx_len = 0;
-    slot->scanned = 0;
-    if (wire->bench->options.op == CM_HTTP_HEAD || status == 204 || status == 304) {
-        if (extra)
-            slot->keep_alive = false;
-        complete_answer(slot);
-        return;
-    }
-    if (chunked) {
-        slot->phase = CHUNK_SIZE;
-        slot->remaining = 0;
-        slot->chunk_line_seen = false;
-    } else if (has_length) {
-        slot->phase = BODY;
-        slot->remaining = content_length;
-        if (content_length == 0) {
-            if (extra)
-                slot->keep_alive = false;
-            complete_answer(slot);
-            return;
-        }
-    } else {
-        slot->phase = UNTIL_CLOSE;
-        slot->keep_alive = false;
-    }
-    take_body(slot, rx + end, extra);
-}
-
-/* The connection is readable (or hung up): one recv, into the body buffer when the body
- * has a length and room is left, else into rx. */
+/* The connection is readable (or hung up): one recv, where the parser wants the bytes. */
 static void receive(struct wire_slot *slot)
 {
     struct cm_http_wire *wire = slot->wire;
     char *into;
     size_t room;
-    bool direct = slot->phase == BODY && slot->received < slot->capacity;
-    if (direct) {
-        into = (char *)slot->buffer + slot->received;
-        room = slot->capacity - slot->received;
-        if (room > slot->remaining)
-            room = (size_t)slot->remaining;
-    } else if (slot->phase == HEAD) {
-        into = slot->rx + slot->rx_len;
-        room = RX_SIZE - slot->rx_len;
-    } else {
-        into = slot->rx;
-        room = RX_SIZE;
-    }
+    cm_http_answer_space(&slot->answer, &into, &room);
     ssize_t n = recv(slot->fd, into, room, 0);
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -638,52 +414,25 @@ static void receive(struct wire_slot *slot)
                             : "the connection failed before an answer");
         return;
     }
+    enum cm_http_answer_state state;
     if (n == 0) {
-        if (slot->phase == UNTIL_CLOSE) {
-            complete_answer(slot);
+        if (!slot->answered) {
+            fail(slot, ECONNRESET, "the server closed the connection without an answer");
             return;
         }
-        fail(slot, slot->answered ? EPROTO : ECONNRESET,
-             slot->answered ? "the server closed the connection in the middle of the answer"
-                            : "the server closed the connection without an answer");
-        return;
-    }
-    if (!slot->answered) {
-        slot->answered = true;
-        slot->first_byte_ns = cm_now_ns();
-    }
-    slot->deadline_ns = wire->now_ns + wire->idle_timeout_ns;
-    if (direct) {
-        slot->received += (size_t)n;
-        slot->remaining -= (uint64_t)n;
-        if (slot->remaining == 0)
-            complete_answer(slot);
-        return;
-    }
-    if (slot->phase != HEAD) {
-        take_body(slot, into, (size_t)n);
-        return;
-    }
-    slot->rx_len += (size_t)n;
-    while (slot->phase == HEAD) {
-        size_t from = slot->scanned > 3 ? slot->scanned - 3 : 0;
-        const char *blank = NULL;
-        for (size_t i = from; i + 4 <= slot->rx_len; i++) {
-            if (slot->rx[i] == '\r' && memcmp(slot->rx + i, "\r\n\r\n", 4) == 0) {
-                blank = slot->rx + i;
-                break;
-            }
+        state = cm_http_answer_closed(&slot->answer);
+    } else {
+        if (!slot->answered) {
+            slot->answered = true;
+            slot->first_byte_ns = cm_now_ns();
         }
-        if (!blank) {
-            slot->scanned = slot->rx_len;
-            if (slot->rx_len == RX_SIZE)
-                fail(slot, EPROTO, "the answer's headers are larger than 16 KiB");
-            return;
-        }
-        take_head(slot, (size_t)(blank - slot->rx) + 4);
-        if (slot->phase == HEAD && slot->rx_len == 0)
-            return; /* a 1xx answer with nothing after it yet */
+        slot->deadline_ns = wire->now_ns + wire->idle_timeout_ns;
+        state = cm_http_answer_took(&slot->answer, (size_t)n);
     }
+    if (state == CM_HTTP_ANSWER_DONE)
+        complete_answer(slot);
+    else if (state == CM_HTTP_ANSWER_BAD)
+        fail(slot, EPROTO, slot->answer.error);
 }
 
 static void on_event(struct wire_slot *slot, uint32_t events)
@@ -714,10 +463,10 @@ static void on_event(struct wire_slot *slot, uint32_t events)
     }
     case SENDING:
         if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-            /* an early answer (an error before the whole body went out) */
-            slot->keep_alive = false;
+            /* an early answer (an error before the whole body went out): the connection
+             * cannot carry another request, as the server did not read all of this one */
             watch_out(slot, false);
-            set_phase(slot, HEAD);
+            set_phase(slot, RECEIVING);
             receive(slot);
         } else if (events & EPOLLOUT) {
             send_request(slot);
@@ -897,11 +646,8 @@ static int submit(void *self, struct cm_op *op)
     if (o->op == CM_HTTP_PUT)
         cm_payload_fill(bench->payload, slot->buffer, slot->length, slot->name, 0, op->sequence,
                         o->run_id);
-    slot->received = 0;
-    slot->rx_len = slot->scanned = 0;
-    slot->status = 0;
+    cm_http_answer_start(&slot->answer, o->op == CM_HTTP_HEAD, slot->buffer, slot->capacity);
     slot->answered = slot->resent = false;
-    slot->keep_alive = true;
     slot->sent = 0;
     if (slot->fd >= 0) {
         slot->reused = true;
@@ -976,7 +722,7 @@ static int wait_fd(void *self)
 static void complete(void *self, struct cm_op *op)
 {
     struct wire_slot *slot = op->target_slot;
-    cm_http_bench_verify(self, op, slot->buffer, slot->received, slot->length, slot->name);
+    cm_http_bench_verify(self, op, slot->buffer, slot->answer.received, slot->length, slot->name);
 }
 
 const struct cm_target_ops cm_http_wire_ops = {
