@@ -9,9 +9,9 @@
 --
 -- radosgw reads placement targets when it starts, so the first run on a cluster prepares
 -- them and stops, saying so; restart radosgw, then run again. On the local cluster:
---   cephmark cluster up                        # no --rgw yet
+--   cephmark cluster up --rgw
 --   cephmark run scenarios/rgw-replica-vs-ec.lua -p mode=prepare
---   cephmark cluster up --rgw                  # radosgw starts with the placement targets
+--   cephmark cluster restart client.rgw.cephmark   # radosgw reads the placement targets
 --   cephmark run scenarios/rgw-replica-vs-ec.lua
 --   cephmark run scenarios/rgw-replica-vs-ec.lua -p mode=remove   # targets and pools go
 -- The data pools are kept between runs (the placement targets point at them); mode=remove

@@ -1,13 +1,13 @@
 # The object-gateway scenarios against radosgw: s3-put-get on the suite's cluster (phases,
 # comparison, results without secrets), and rgw-replica-vs-ec: on the suite's cluster, whose
-# radosgw started before the placement targets existed, it stops with the one-line restart
-# message; on a private cluster prepared before radosgw starts (the documented order) it
-# writes each bucket's data into its own pool and compares them; mode=remove cleans up.
+# radosgw started before the placement targets existed, it prepares them and stops with the
+# one-line restart message; after `cephmark cluster restart client.rgw.cephmark` (the
+# documented order) it writes each bucket's data into its own pool and compares them;
+# mode=remove cleans up.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
 work=$(mktemp -d)
-private=$work/cluster
-trap '"$CEPHMARK" cluster down --dir "$private" >/dev/null 2>&1; rm -rf "$work" "$out_file" "$err_file"' EXIT
+trap 'rm -rf "$work" "$out_file" "$err_file"' EXIT
 scenarios=$CEPHMARK_SOURCE_DIR/scenarios
 
 check() {
@@ -31,16 +31,8 @@ check '! grep -rqF -- "$secret" "$work/s3" "$out_file" "$err_file"' "no secret i
 # ---- rgw-replica-vs-ec on a radosgw that started before its placement targets ------------------
 run_cli 2 run "$scenarios/rgw-replica-vs-ec.lua" -p objects=4 -p seconds=1 -o "$work/ec1"
 expect_stderr "^cephmark: radosgw does not serve placement target cephmark-replica yet .* restart radosgw and run again"
-run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p mode=remove -o "$work/ec2"
-expect_stdout "removed placement target cephmark-ec and pool cephmark-rgw-ec-data"
-
-# ---- the documented order, on a private cluster ------------------------------------------------
-run_cli 0 cluster up --dir "$private" --quiet
-export CEPH_CONF=$private/ceph.conf CEPHMARK_CLUSTER_DIR=$private
-unset CEPHMARK_CREDENTIALS
-run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p mode=prepare -o "$work/ec3"
-expect_stdout "placement target cephmark-ec: data pool cephmark-rgw-ec-data"
-run_cli 0 cluster up --dir "$private" --rgw --quiet
+# ---- the documented order: restart radosgw, run again -------------------------------------------
+run_cli 0 cluster restart client.rgw.cephmark --dir "$CEPHMARK_CLUSTER_DIR"
 run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p objects=20 -p object_size=16K -p seconds=1 \
   -p threads=8 -p progress=false -o "$work/ec4"
 expect_stdout "^pool cephmark-rgw-replica-data holds 20 RADOS objects"
@@ -48,6 +40,6 @@ expect_stdout "^pool cephmark-rgw-ec-data holds 20 RADOS objects"
 expect_stdout "^comparison by data_pool \(baseline replica, marked \*\)$"
 expect_stdout "^get +ec +[0-9.]+ \([-+][0-9.]+%\)"
 run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p mode=remove -o "$work/ec5"
-run_cli 0 cluster down --dir "$private"
+expect_stdout "removed placement target cephmark-ec and pool cephmark-rgw-ec-data"
 
 finish
