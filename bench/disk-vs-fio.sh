@@ -3,11 +3,15 @@
 # fio on the same file, O_DIRECT, interleaved over ROUNDS rounds (A,B then B,A):
 #   psync (one op in flight): 4K random read/write, 1M sequential read/write
 #   io_uring (DEPTH_4K for 4K random, DEPTH_1M for 1M sequential): the same four
+#   and, like for like, io_uring 1M reads and writes with cephmark's buffers on 4 KiB pages
+#   (huge_pages = false; the -4kpg cases), as fio's default malloc buffers are
 # and against dd for 1M sequential write and read (oflag/iflag=direct, COUNT_DD blocks).
 # Prints medians of MiB/s and of client CPU per op, and the cephmark/fio ratios.
 # Target: cephmark >= 0.98x fio's throughput. Needs no cluster.
 # Environment: CEPHMARK, ROUNDS (3), SECONDS_RUN (4), DIR (a folder on a disk filesystem,
-# default /work), FILE_MB (64), DEPTH_4K (16), DEPTH_1M (4), COUNT_DD (64).
+# default /work), FILE_MB (64), DEPTH_4K (16), DEPTH_1M (4), COUNT_DD (64), ONLY (a bash
+# pattern of case names to run, e.g. ONLY=uring-1m-read or ONLY='uring-*'; default all; the dd
+# comparison runs only when ONLY is unset or matches "dd").
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -17,6 +21,7 @@ FILE_MB=${FILE_MB:-64}
 DEPTH_4K=${DEPTH_4K:-16}
 DEPTH_1M=${DEPTH_1M:-4}
 COUNT_DD=${COUNT_DD:-64}
+ONLY=${ONLY:-*}
 
 bench_require --no-cluster fio jq dd
 bench_build_helpers
@@ -33,34 +38,46 @@ local disk = require "cephmark.disk"
 local r = disk.bench { path = p.path, io_type = p.io_type, pattern = p.pattern,
   block_size = tonumber(p.block_size), threads = tonumber(p.threads), engine = p.engine,
   seconds = p.seconds and tonumber(p.seconds), count = p.count and tonumber(p.count),
-  size = p.size and tonumber(p.size), direct = true }
-print(string.format("ops=%d seconds=%.6f mib_s=%.3f dd_mb_s=%.3f p50_us=%.1f errors=%d engine=%s",
-  r.ops, r.elapsed, r.bandwidth_mib, r.dd.mb_s, r.lat.p50 * 1e6, r.errors, r.engine))
+  size = p.size and tonumber(p.size), direct = true, huge_pages = p.huge_pages ~= "false" }
+print(string.format("ops=%d seconds=%.6f mib_s=%.3f dd_mb_s=%.3f p50_us=%.1f errors=%d engine=%s huge_pages=%s",
+  r.ops, r.elapsed, r.bandwidth_mib, r.dd.mb_s, r.lat.p50 * 1e6, r.errors, r.engine, r.huge_pages))
 return { errors = r.errors }
 EOF
 
-# case name, engine, rw (fio), pattern, io_type, block size, depth
+# case name, engine, rw (fio), pattern, io_type, block size, depth, cephmark's huge_pages
 CASES=(
-    "psync-4k-randread  sync     randread  rand read  4096    1"
-    "psync-4k-randwrite sync     randwrite rand write 4096    1"
-    "psync-1m-read      sync     read      seq  read  1048576 1"
-    "psync-1m-write     sync     write     seq  write 1048576 1"
-    "uring-4k-randread  io_uring randread  rand read  4096    $DEPTH_4K"
-    "uring-4k-randwrite io_uring randwrite rand write 4096    $DEPTH_4K"
-    "uring-1m-read      io_uring read      seq  read  1048576 $DEPTH_1M"
-    "uring-1m-write     io_uring write     seq  write 1048576 $DEPTH_1M"
+    "psync-4k-randread    sync     randread  rand read  4096    1           true"
+    "psync-4k-randwrite   sync     randwrite rand write 4096    1           true"
+    "psync-1m-read        sync     read      seq  read  1048576 1           true"
+    "psync-1m-write       sync     write     seq  write 1048576 1           true"
+    "uring-4k-randread    io_uring randread  rand read  4096    $DEPTH_4K true"
+    "uring-4k-randwrite   io_uring randwrite rand write 4096    $DEPTH_4K true"
+    "uring-1m-read        io_uring read      seq  read  1048576 $DEPTH_1M  true"
+    "uring-1m-write       io_uring write     seq  write 1048576 $DEPTH_1M  true"
+    "uring-1m-read-4kpg   io_uring read      seq  read  1048576 $DEPTH_1M  false"
+    "uring-1m-write-4kpg  io_uring write     seq  write 1048576 $DEPTH_1M  false"
 )
+selected=()
+for entry in "${CASES[@]}"; do
+    # shellcheck disable=SC2053 # ONLY is a pattern on purpose
+    [[ ${entry%% *} == $ONLY ]] && selected+=("$entry")
+done
+CASES=("${selected[@]}")
+RUN_DD=0
+# shellcheck disable=SC2053
+[[ dd == $ONLY ]] && RUN_DD=1
+((${#CASES[@]} || RUN_DD)) || { echo "ONLY=$ONLY matches no case" >&2; exit 1; }
 
 run_cm() {
-    local name=$1 engine=$2 pattern=$4 io_type=$5 bs=$6 depth=$7
+    local name=$1 engine=$2 pattern=$4 io_type=$5 bs=$6 depth=$7 huge=$8
     measure cm "$CEPHMARK" run "$BENCH_TMP/disk.lua" -p path="$FILE" -p io_type="$io_type" \
         -p pattern="$pattern" -p block_size="$bs" -p threads="$depth" -p engine="$engine" \
-        -p seconds="$SECONDS_RUN" -p size="$((FILE_MB * 1048576))"
+        -p seconds="$SECONDS_RUN" -p size="$((FILE_MB * 1048576))" -p huge_pages="$huge"
     local ops
     ops=$(kv cm ops)
     sample "cm.$name.mib" "$(kv cm mib_s)"
     sample "cm.$name.cpu" "$(awk -v c="$(cpu_of cm)" -v o="$ops" 'BEGIN { printf "%.3f", c * 1e6 / o }')"
-    bench_log "round $round cephmark $name: $(kv cm mib_s) MiB/s, $ops ops, engine $(kv cm engine)"
+    bench_log "round $round cephmark $name: $(kv cm mib_s) MiB/s, $ops ops, engine $(kv cm engine), huge pages $(kv cm huge_pages)"
 }
 
 run_fio() {
@@ -106,6 +123,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
         if ((round % 2)); then run_cm "${c[@]}"; run_fio "${c[@]}"; else run_fio "${c[@]}"; run_cm "${c[@]}"; fi
     done
     for io_type in write read; do
+        ((RUN_DD)) || continue
         if ((round % 2)); then run_cm_dd $io_type; run_dd $io_type; else run_dd $io_type; run_cm_dd $io_type; fi
     done
 done
@@ -121,6 +139,7 @@ for entry in "${CASES[@]}"; do
         "$(ratio "$(med "cm.$n.mib")" "$(med "fio.$n.mib")")" "$(med "cm.$n.cpu")" "$(med "fio.$n.cpu")" \
         "$(ratio "$(med "cm.$n.cpu")" "$(med "fio.$n.cpu")")" "$(ratios "cm.$n.mib" "fio.$n.mib" | paste -sd' ')"
 done
+((RUN_DD)) || exit 0
 echo
 echo "dd-style: $COUNT_DD x 1M, O_DIRECT, one op in flight (MB/s = 10^6 bytes/s, as dd prints)"
 printf '%-8s %11s %11s %7s  %s\n' io "cm MB/s" "dd MB/s" ratio "per-round ratios"

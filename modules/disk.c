@@ -45,7 +45,8 @@ static void set_string(lua_State *L, const char *key, const char *value)
 /* disk.bench{path=, io_type="read"|"write", pattern="seq"|"rand", block_size=, size=,
  *   direct=true, engine="auto"|"io_uring"|"sync", sync="none"|"fsync"|"fdatasync",
  *   sync_when="end"|"op", allow_block_device=false, remove=false, threads=1, seconds=,
- *   count= (or ops=), bytes=, rate=, warmup=, seed=, on_second=} -> result table */
+ *   count= (or ops=), bytes=, rate=, warmup=, seed=, huge_pages=true, on_second=}
+ *   -> result table */
 static int disk_bench(lua_State *L)
 {
     static const char *const io_types[] = {"read", "write", NULL};
@@ -79,6 +80,7 @@ static int disk_bench(lua_State *L)
     options.allow_block_device = cm_lua_opt_bool(L, 1, "allow_block_device", 0, "disk.bench");
     int remove_after = cm_lua_opt_bool(L, 1, "remove", 0, "disk.bench");
     options.seed = (uint64_t)cm_lua_opt_integer(L, 1, "seed", 0, 0, INT64_MAX, "disk.bench");
+    options.huge_pages = cm_lua_opt_bool(L, 1, "huge_pages", 1, "disk.bench");
 
     /* dd's words: count is ops; one op in flight unless threads says otherwise */
     if (lua_getfield(L, 1, "count") != LUA_TNIL) {
@@ -151,6 +153,8 @@ static int disk_bench(lua_State *L)
     lua_pushboolean(L, disk->block_device);
     lua_setfield(L, -2, "block_device");
     set_string(L, "engine", disk->use_uring ? "io_uring" : "sync");
+    lua_pushboolean(L, disk->huge_buffers);
+    lua_setfield(L, -2, "huge_pages");
     if (disk->fallback[0])
         set_string(L, "fallback", disk->fallback);
     set_string(L, "sync", syncs[options.sync]);

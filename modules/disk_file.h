@@ -36,7 +36,8 @@ struct cm_disk_options {
     bool sync_each;          /* after every write (else once at the end, by cm_disk_sync_end) */
     bool allow_block_device; /* writes to a block device must be asked for */
     unsigned depth;
-    uint64_t seed; /* random offsets; 0: from the clock */
+    uint64_t seed;   /* random offsets; 0: from the clock */
+    bool huge_pages; /* buffers on transparent huge pages where the kernel gives them */
 };
 
 struct cm_disk {
@@ -52,6 +53,7 @@ struct cm_disk {
     uint64_t rng;
     uint64_t alignment;     /* O_DIRECT offset and length alignment */
     unsigned char *buffers; /* depth aligned buffers of block_size, filled with a pattern */
+    bool huge_buffers;      /* all of them on huge pages (asked for and given) */
     struct io_uring ring;
     bool ring_ready;
     unsigned pending;        /* SQEs prepared and not yet submitted */
