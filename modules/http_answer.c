@@ -1,5 +1,6 @@
 /* The HTTP/1.1 response parser of the native HTTP transport; see http_answer.h. */
 #include "http_answer.h"
+#include "hex.h"
 
 #include <string.h>
 #include <strings.h>
@@ -80,17 +81,6 @@ static void store(struct cm_http_answer *answer, const char *data, size_t n)
     answer->received += n;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Body bytes (not in the body buffer already) through the body phases. */
 static enum cm_http_answer_state take_body(struct cm_http_answer *answer, const char *data,
                                            size_t n)
@@ -115,7 +105,7 @@ static enum cm_http_answer_state take_body(struct cm_http_answer *answer, const 
             break;
         case CHUNK_SIZE:
             while (take < n && data[take] != '\n') {
-                int digit = hex_digit(data[take++]);
+                int digit = cm_hex_value(data[take++]);
                 if (answer->chunk_line_seen || digit < 0) {
                     answer->chunk_line_seen = true; /* an extension, or the CR */
                 } else if (answer->remaining >> 59) {

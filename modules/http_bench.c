@@ -287,13 +287,11 @@ static void slot_fini(void *self, struct cm_op *op)
     op->target_slot = NULL;
 }
 
-static int submit(void *self, struct cm_op *op)
+/* The object the next op works on (and the op's kind): 0, or CM_TARGET_DONE when the
+ * objects to put or delete are all started. */
+int cm_http_bench_next_object(struct cm_http_bench *bench, struct cm_op *op, uint64_t *out)
 {
-    struct cm_http_bench *bench = self;
-    struct http_slot *slot = op->target_slot;
     const struct cm_http_bench_options *o = &bench->options;
-    if (bench->auth_failed)
-        return CM_TARGET_DONE;
     uint64_t object;
     switch (o->op) {
     case CM_HTTP_PUT:
@@ -321,6 +319,20 @@ static int submit(void *self, struct cm_op *op)
         op->kind = o->op == CM_HTTP_GET ? CM_OP_READ : CM_OP_OTHER;
         break;
     }
+    *out = object;
+    return 0;
+}
+
+static int submit(void *self, struct cm_op *op)
+{
+    struct cm_http_bench *bench = self;
+    struct http_slot *slot = op->target_slot;
+    const struct cm_http_bench_options *o = &bench->options;
+    if (bench->auth_failed)
+        return CM_TARGET_DONE;
+    uint64_t object;
+    if (cm_http_bench_next_object(bench, op, &object) == CM_TARGET_DONE)
+        return CM_TARGET_DONE;
     slot->object = object;
     slot->length = (size_t)cm_http_object_size(o->run_id, object, o->size_min, o->size_max);
     op->length = o->op == CM_HTTP_PUT || o->op == CM_HTTP_GET ? slot->length : 0;

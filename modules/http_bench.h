@@ -124,6 +124,9 @@ const char *cm_http_bench_op_name(enum cm_http_bench_op op);
 
 /* ---- shared by the two transports --------------------------------------------------------- */
 
+/* Picks the object of the next op (in order, at random, or the next to put or delete) and
+ * sets op->kind: 0, or CM_TARGET_DONE when every object to put or delete was started. */
+int cm_http_bench_next_object(struct cm_http_bench *bench, struct cm_op *op, uint64_t *object);
 /* Counts a non-2xx answer by status, keeping the first failure as a sentence. */
 void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const char *url);
 /* Counts a request that got no answer; `error` is a sentence naming the URL. */

@@ -19,7 +19,6 @@
  * down costs a few errors per slot and second instead of a storm. */
 #include "http_answer.h"
 #include "http_bench.h"
-#include "splitmix.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -609,32 +608,8 @@ static int submit(void *self, struct cm_op *op)
     if (bench->auth_failed)
         return CM_TARGET_DONE;
     uint64_t object;
-    switch (o->op) {
-    case CM_HTTP_PUT:
-        if (o->objects && op->sequence >= o->objects)
-            return CM_TARGET_DONE;
-        object = o->first_object + op->sequence;
-        if (object + 1 > bench->highest_put)
-            bench->highest_put = object + 1;
-        op->kind = CM_OP_WRITE;
-        break;
-    case CM_HTTP_DELETE:
-        if (op->sequence >= o->objects)
-            return CM_TARGET_DONE;
-        object = o->first_object + op->sequence;
-        op->kind = CM_OP_REMOVE;
-        break;
-    case CM_HTTP_GET:
-    case CM_HTTP_HEAD:
-    default:
-        if (o->random)
-            object = cm_splitmix64(&bench->rng) % o->objects;
-        else
-            object = bench->next_object++ % o->objects;
-        object += o->first_object;
-        op->kind = o->op == CM_HTTP_GET ? CM_OP_READ : CM_OP_OTHER;
-        break;
-    }
+    if (cm_http_bench_next_object(bench, op, &object) == CM_TARGET_DONE)
+        return CM_TARGET_DONE;
     wire->now_ns = op->start_ns;
     slot->length = (size_t)cm_http_object_size(o->run_id, object, o->size_min, o->size_max);
     op->length = o->op == CM_HTTP_PUT || o->op == CM_HTTP_GET ? slot->length : 0;

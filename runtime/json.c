@@ -1,6 +1,7 @@
 /* JSON codec between JSON text and Lua values (decoder, encoder and the "cephmark.json"
  * Lua module); the value mapping and error conventions are documented in json.h. */
 #include "json.h"
+#include "hex.h"
 
 #include "value_walk.h"
 
@@ -130,17 +131,6 @@ static int json_is_digit(const char *p, const char *end)
     return p < end && *p >= '0' && *p <= '9';
 }
 
-static int json_hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Reads the four hex digits after "\u" at esc; returns the code unit or -1 (error set). */
 static long json_hex4(json_decoder *d, const char *esc)
 {
@@ -148,7 +138,7 @@ static long json_hex4(json_decoder *d, const char *esc)
     for (int i = 2; i < 6; i++) {
         if (esc + i >= d->end)
             return json_fail(d, d->end, "unexpected end of input in string");
-        int v = json_hex_value(esc[i]);
+        int v = cm_hex_value(esc[i]);
         if (v < 0)
             return json_fail(d, esc, "invalid \\u escape (expected 4 hex digits)");
         unit = unit * 16 + v;

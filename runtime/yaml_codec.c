@@ -2,6 +2,7 @@
  * and the "cephmark.yaml" Lua module); the value mapping and error conventions are
  * documented in yaml_codec.h. */
 #include "yaml_codec.h"
+#include "hex.h"
 #include "value_walk.h"
 
 #include <yaml.h> /* libyaml */
@@ -68,17 +69,6 @@ static int yaml_is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-static int yaml_hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
 static int yaml_is_core_float(const char *s, size_t n)
 {
@@ -138,7 +128,7 @@ static yaml_plain_kind yaml_classify_plain(const char *s, size_t n)
     if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) {
         int hex = s[1] == 'x';
         size_t i = 2;
-        while (i < n && (hex ? yaml_hex_value(s[i]) >= 0 : (s[i] >= '0' && s[i] <= '7')))
+        while (i < n && (hex ? cm_hex_value(s[i]) >= 0 : (s[i] >= '0' && s[i] <= '7')))
             i++;
         if (i == n)
             return hex ? PLAIN_HEX : PLAIN_OCTAL;
@@ -661,7 +651,7 @@ static int yaml_push_radix_integer(yaml_decoder *d, const char *s, size_t n, uns
 {
     uint64_t value = 0;
     for (size_t i = 2; i < n; i++) {
-        unsigned digit = (unsigned)yaml_hex_value(s[i]);
+        unsigned digit = (unsigned)cm_hex_value(s[i]);
         if (value > ((uint64_t)INT64_MAX - digit) / radix)
             return yaml_fail(d, mark, "integer %.*s does not fit in a signed 64-bit integer",
                              CM_MESSAGE_MAX_SHOWN, s);
@@ -1055,7 +1045,7 @@ static int yaml_is_yaml11_special(const char *s, size_t n)
         return 1;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        if (yaml_hex_value(c) < 0 && strchr("xXoObB_.:+-", c) == NULL)
+        if (cm_hex_value(c) < 0 && strchr("xXoObB_.:+-", c) == NULL)
             return 0;
     }
     return 1;
