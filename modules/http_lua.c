@@ -150,32 +150,6 @@ static const char *check_name(lua_State *L, int arg, const char *what)
     return name;
 }
 
-/* Refuses options a function does not know, so a typo is not silently ignored. */
-static void check_known(lua_State *L, int table, const char *what, const char *const *known)
-{
-    lua_pushnil(L);
-    while (lua_next(L, table)) {
-        lua_pop(L, 1);
-        bool found = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (int i = 0; known[i] && !found; i++)
-                found = strcmp(lua_tostring(L, -1), known[i]) == 0;
-        if (!found) {
-            luaL_Buffer b;
-            luaL_buffinit(L, &b);
-            for (int i = 0; known[i]; i++) {
-                if (i)
-                    luaL_addstring(&b, ", ");
-                luaL_addstring(&b, known[i]);
-            }
-            luaL_pushresult(&b);
-            luaL_error(L, "%s: unknown option '%s' (expected one of %s)", what,
-                       lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?",
-                       lua_tostring(L, -1));
-        }
-    }
-}
-
 /* ---- connect ------------------------------------------------------------------------------ */
 
 static int connection_close(lua_State *L)
@@ -205,7 +179,7 @@ static int connect_api(lua_State *L)
                                            "secret_key", "timeout",         NULL};
     const char *what = api == CM_HTTP_SWIFT ? "swift.connect" : "s3.connect";
     luaL_checktype(L, 1, LUA_TTABLE);
-    check_known(L, 1, what, api == CM_HTTP_SWIFT ? swift_known : s3_known);
+    cm_lua_check_options(L, 1, what, api == CM_HTTP_SWIFT ? swift_known : s3_known, false);
     struct cm_http_credentials creds = {.api = api};
     if (api == CM_HTTP_SWIFT) {
         creds.auth_url = cm_lua_opt_string(L, 1, "auth_url", NULL, what);
@@ -266,8 +240,8 @@ static int connection_create_container(lua_State *L)
         static const char *const swift_known[] = {"policy", NULL};
         static const char *const s3_known[] = {"location", NULL};
         bool swift = conn->client.api == CM_HTTP_SWIFT;
-        check_known(L, 3, swift ? "create_container" : "create_bucket",
-                    swift ? swift_known : s3_known);
+        cm_lua_check_options(L, 3, swift ? "create_container" : "create_bucket",
+                             swift ? swift_known : s3_known, false);
         policy = cm_lua_opt_string(L, 3, swift ? "policy" : "location", NULL, "create");
     }
     char header[512];
@@ -380,7 +354,7 @@ static int connection_list(lua_State *L)
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
         static const char *const known[] = {"prefix", NULL};
-        check_known(L, 3, "list", known);
+        cm_lua_check_options(L, 3, "list", known, false);
         prefix = cm_lua_opt_string(L, 3, "prefix", NULL, "list");
     }
     char escaped_prefix[1100] = "";
@@ -624,7 +598,7 @@ static int connection_bench(lua_State *L)
     static const char *const ops[] = {"put", "get", "head", "delete", NULL};
     struct connection *conn = check_connection(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    check_known(L, 2, "bench", known);
+    cm_lua_check_options(L, 2, "bench", known, false);
     if (conn->bench_running)
         return luaL_error(L, "bench: a bench is already running on this connection");
     lua_settop(L, 2);

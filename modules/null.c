@@ -12,7 +12,9 @@
  *   warmup=, on_second=} -> result table */
 static int null_bench(lua_State *L)
 {
+    static const char *const own[] = {"block_size", "delay", "delay_max", "seed", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
+    cm_lua_check_options(L, 1, "null.bench", own, true);
     struct cm_null_config null = {
         .delay_ns = (uint64_t)(cm_lua_opt_duration(L, 1, "delay", 0, "null.bench") * 1e9),
         .block_size = cm_lua_opt_size(L, 1, "block_size", 4096, "null.bench"),

@@ -685,6 +685,10 @@ static int pool_bench(lua_State *L)
 {
     struct pool_handle *pool = check_pool(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
+    /* __names: set below by a cleanup without metadata, if the table is used again */
+    static const char *const own[] = {"__names", "block_size", "object_size", "op",
+                                      "prefix",  "run_name",   "verify",      NULL};
+    cm_lua_check_options(L, 2, "bench", own, true);
     static const char *const op_names[] = {"write", "seq", "rand", "cleanup", NULL};
     const char *op_name = cm_lua_opt_string(L, 2, "op", "write", "bench");
     int op = -1;

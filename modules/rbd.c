@@ -76,33 +76,6 @@ static uint64_t check_offset_arg(lua_State *L, int arg)
     return (uint64_t)offset;
 }
 
-/* Refuses options a function does not know, so a typo ("objectsize") is not ignored. */
-static void check_known_options(lua_State *L, int table, const char *what, const char *const *known)
-{
-    lua_pushnil(L);
-    while (lua_next(L, table)) {
-        lua_pop(L, 1);
-        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        bool found = false;
-        for (int i = 0; key && known[i]; i++)
-            found = found || strcmp(key, known[i]) == 0;
-        if (!found) {
-            luaL_Buffer b;
-            luaL_buffinit(L, &b);
-            for (int i = 0; known[i]; i++) {
-                if (i)
-                    luaL_addstring(&b, known[i + 1] ? ", " : " or ");
-                luaL_addstring(&b, known[i]);
-            }
-            luaL_pushresult(&b);
-            const char *expected = lua_tostring(L, -1);
-            luaL_error(L, "%s: unknown option %s (expected %s)", what,
-                       key ? lua_pushfstring(L, "'%s'", key) : "(a key that is not a string)",
-                       expected);
-        }
-    }
-}
-
 /* Beyond the image: the caller's offsets are wrong (misuse), not the cluster. */
 static void check_extent(lua_State *L, struct image_handle *handle, const char *what,
                          uint64_t offset, uint64_t length)
@@ -141,7 +114,7 @@ static int rbd_lua_create(lua_State *L)
     rados_ioctx_t io = cm_rados_check_pool(L, 1);
     const char *name = check_image_name(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
-    check_known_options(L, 3, "rbd.create", known);
+    cm_lua_check_options(L, 3, "rbd.create", known, false);
     struct cm_rbd_create_options options = {0};
 
     if (lua_getfield(L, 3, "size") == LUA_TNIL)
@@ -264,7 +237,7 @@ static int rbd_lua_open(lua_State *L)
     bool read_only = false;
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
-        check_known_options(L, 3, "rbd.open", known);
+        cm_lua_check_options(L, 3, "rbd.open", known, false);
         cache = cm_lua_opt_bool(L, 3, "cache", CM_RBD_CACHE_DEFAULT, "rbd.open");
         read_only = cm_lua_opt_bool(L, 3, "read_only", 0, "rbd.open");
     }
@@ -503,8 +476,11 @@ static int image_bench(lua_State *L)
 {
     static const char *const io_types[] = {"read", "write", "readwrite", NULL};
     static const char *const patterns[] = {"seq", "rand", NULL};
+    static const char *const own[] = {"io_size",     "io_type", "pattern",
+                                      "rw_mix_read", "verify",  NULL};
     struct image_handle *handle = check_image(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
+    cm_lua_check_options(L, 2, "bench", own, true);
     if (handle->image.bench_run_id)
         return luaL_error(L, "image:bench: a bench is already running on image '%s'",
                           handle->image.name);

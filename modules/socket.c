@@ -73,9 +73,13 @@ static int socket_bench(lua_State *L)
 {
     static const char *const modes[] = {"stream", "rr", NULL};
     static const char *const directions[] = {"send", "recv", NULL};
+    static const char *const own[] = {
+        "buffer_size", "connect_timeout", "direction",     "host",    "mode",
+        "port",        "request_size",    "response_size", "streams", NULL};
     const char *what = "socket.bench";
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
+    cm_lua_check_options(L, 1, what, own, true);
     struct cm_net_options options = {0};
     options.host = cm_lua_opt_string(L, 1, "host", NULL, what);
     if (!options.host || !options.host[0])

@@ -108,6 +108,59 @@ int cm_lua_opt_choice(lua_State *L, int table, const char *key, const char *cons
     return luaL_error(L, "%s: unknown %s '%s' (expected %s)", what, key, value, expected);
 }
 
+/* The options every bench function takes through cm_engine_lua_config. */
+static const char *const engine_options[] = {
+    "bytes", "drain_timeout", "ignore_interrupt", "on_second", "ops",
+    "rate",  "seconds",       "threads",          "warmup",    NULL,
+};
+
+static bool listed(const char *key, const char *const *names)
+{
+    for (int i = 0; names && names[i]; i++)
+        if (strcmp(key, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Names starting with "__" are a function's own bookkeeping, accepted but not offered. */
+static void add_names(luaL_Buffer *b, const char *const *names, bool *first)
+{
+    for (int i = 0; names && names[i]; i++) {
+        if (strncmp(names[i], "__", 2) == 0)
+            continue;
+        if (!*first)
+            luaL_addstring(b, ", ");
+        luaL_addstring(b, names[i]);
+        *first = false;
+    }
+}
+
+void cm_lua_check_options(lua_State *L, int table, const char *what, const char *const *own,
+                          bool engine)
+{
+    table = lua_absindex(L, table);
+    lua_pushnil(L);
+    while (lua_next(L, table)) {
+        lua_pop(L, 1);
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (key && (listed(key, own) || (engine && listed(key, engine_options))))
+            continue;
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        bool first = true;
+        add_names(&b, own, &first);
+        if (engine)
+            add_names(&b, engine_options, &first);
+        luaL_pushresult(&b);
+        if (key)
+            luaL_error(L, "%s: unknown option '%s' (expected one of %s)", what, key,
+                       lua_tostring(L, -1));
+        else
+            luaL_error(L, "%s: option names must be strings, got a %s key (expected one of %s)",
+                       what, luaL_typename(L, -2), lua_tostring(L, -1));
+    }
+}
+
 static void push_second(lua_State *L, const struct cm_engine_second *s)
 {
     lua_createtable(L, 0, 16);

@@ -7,6 +7,7 @@
 #include "engine.h"
 
 #include <lua.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The per-second bridge: holds the Lua callback; an error inside it stops the run and is
@@ -53,5 +54,11 @@ const char *cm_lua_opt_string(lua_State *L, int table, const char *key, const ch
  * is absent. Anything else raises "<what>: unknown <key> '<value>' (expected <expected>)". */
 int cm_lua_opt_choice(lua_State *L, int table, const char *key, const char *const *choices,
                       int fallback, const char *expected, const char *what);
+/* Raises "<what>: unknown option '<key>' (expected one of ...)" for any key of the options
+ * table that is not in `own` (NULL-terminated, may be NULL) or, when `engine` is true, one
+ * of the engine's own (threads, seconds, ops, bytes, rate, warmup, drain_timeout,
+ * ignore_interrupt, on_second). A misspelt option is an error, never a silent default. */
+void cm_lua_check_options(lua_State *L, int table, const char *what, const char *const *own,
+                          bool engine);
 
 #endif

@@ -212,7 +212,9 @@ static int worker_op(lua_State *L)
  *   on_second=} -> result table (as pool:bench) */
 static int workers_run(lua_State *L)
 {
+    static const char *const own[] = {"fn", "n", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
+    cm_lua_check_options(L, 1, "workers", own, true);
     lua_Integer n = cm_lua_opt_integer(L, 1, "n", 0, 1, 65536, "workers");
     if (n == 0)
         return luaL_error(L, "workers: n (the number of workers) is required");

@@ -49,6 +49,9 @@ local off = pool:bench { op = "seq", threads = 8, run_name = "run_a", verify = f
 t.eq(off.verify_failures, 0, "verification can be turned off")
 
 -- cleanup by metadata removes run a only, then its metadata
+t.raises(function() pool:bench { op = "seq", run_name = "run_a", thread = 8 } end,
+  "bench: unknown option 'thread' (expected one of block_size, object_size, op, prefix, run_name, verify, bytes,",
+  "a misspelt option is refused, not ignored")
 local c = pool:bench { op = "cleanup", run_name = "run_a" }
 t.eq(c.ops, w.ops, "cleanup removed every object of run a")
 t.eq(#pool:objects("bench_a_object"), 0, "run a's objects are gone")

@@ -148,7 +148,7 @@ t.raises(function() rbd.create(pool, "x", { size = "4M", object_size = "64M" }) 
 t.raises(function() rbd.create(pool, "x", {}) end,
   "rbd.create: size is required (bytes, or a string like \"1G\")", "no size")
 t.raises(function() rbd.create(pool, "x", { size = "4M", objectsize = "1M" }) end,
-  "rbd.create: unknown option 'objectsize' (expected data_pool, features, object_size, overcommit or size)",
+  "rbd.create: unknown option 'objectsize' (expected one of data_pool, features, object_size, overcommit, size)",
   "a misspelt option")
 t.raises(function() rbd.create(pool, "", { size = "4M" }) end, "image name must not be empty", "an empty name")
 t.raises(function() rbd.open(pool, "a", { cache = "yes" }) end,
@@ -272,6 +272,9 @@ do
   t.eq(w, nil, "a read-only image refuses writes")
   t.eq(w_err, "write image 'a' at offset 0: Read-only file system", "with the errno's words")
   t.eq(w_code, -30, "EROFS")
+  t.raises(function() ro:bench { io_type = "read", iosize = "64K" } end,
+    "bench: unknown option 'iosize' (expected one of io_size, io_type, pattern, rw_mix_read, verify,",
+    "a misspelt option is refused, not ignored")
   t.raises(function() ro:bench { io_type = "write" } end,
     "bench: image 'a' is open read-only: io_type write needs it opened with read_only = false",
     "a write bench on a read-only image")

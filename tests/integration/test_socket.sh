@@ -72,6 +72,8 @@ t.eq(rr.server.bytes, 2000 * (64 + 4096), "rr: the server echoed every request")
 t.raises(function() socket.bench { host = host, port = port, direction = "sideways" } end,
   "unknown direction 'sideways' (expected send or recv)", "bad direction")
 t.raises(function() socket.bench { port = port } end, "host is required", "no host")
+t.raises(function() socket.bench { host = host, port = port, buffersize = "1M" } end,
+  "socket.bench: unknown option 'buffersize' (expected one of buffer_size,", "a misspelt option")
 t.raises(function() socket.bench { host = host, port = port, streams = 1000 } end,
   "streams must be between 0 and 256, got 1000", "too many streams")
 return t.done()
