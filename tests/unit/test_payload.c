@@ -520,6 +520,44 @@ static void test_stage_matches_fill(const cm_payload *p)
     cm_payload_stage_free(stage);
 }
 
+/* A payload made for small blocks keeps the bodies of full ops within its first 64 KiB (see
+ * payload.h) and must still give thousands of ops distinct bodies, verify them, and stage
+ * exactly what it fills. */
+static void test_small_block_payload(void)
+{
+    enum { LEN = 4096, OPS = 2000 };
+    cm_payload *p = cm_payload_new(test_seed, LEN);
+    cm_payload_stage *stage = p ? cm_payload_stage_new(p) : NULL;
+    CHECK(p != NULL && stage != NULL);
+    if (!p || !stage) {
+        cm_payload_free(p);
+        return;
+    }
+    static uint64_t firsts[OPS];
+    unsigned char buf[LEN];
+    int mismatches = 0, failures = 0, distinct = 0;
+    for (int i = 0; i < OPS; i++) {
+        cm_payload_fill(p, buf, LEN, "small_obj", 0, (uint64_t)i, test_run);
+        failures += cm_payload_verify(p, buf, LEN, "small_obj", 0, test_run, 0, NULL) != 0;
+        const unsigned char *got =
+            cm_payload_stage_op(stage, LEN, "small_obj", 0, (uint64_t)i, test_run);
+        mismatches += got == NULL || memcmp(got, buf, LEN) != 0;
+        cm_payload_stage_release(stage);
+        memcpy(&firsts[i], buf + H, sizeof firsts[i]);
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) {
+            seen = firsts[j] == firsts[i];
+        }
+        distinct += !seen;
+    }
+    CHECK_MSG(failures == 0, "%d small-block ops fail verification", failures);
+    CHECK_MSG(mismatches == 0, "%d staged small-block ops differ from cm_payload_fill", mismatches);
+    /* 65536 possible starts: about 30 of 2000 ops repeat an earlier body */
+    CHECK_MSG(distinct >= OPS - 100, "only %d distinct bodies in %d ops", distinct, OPS);
+    cm_payload_stage_free(stage);
+    cm_payload_free(p);
+}
+
 int main(void)
 {
     test_crc_vectors();
@@ -540,6 +578,7 @@ int main(void)
     test_bodies_differ(p);
     test_incompressible(p);
     test_stage_matches_fill(p);
+    test_small_block_payload();
     cm_payload_free(p);
     cm_payload_free(NULL);
     return check_summary("payload");
