@@ -148,9 +148,13 @@ static void bench_poll(void *self, uint64_t now_ns)
 }
 
 /* Sleeps in librados until the oldest op completes (one wake-up: the messenger thread
- * signals the completion's condition variable), then reports it and whatever else has
- * finished meanwhile. An op that finished while the loop waited for an older one is
- * timestamped now: its latency is overstated by at most the older op's remaining time. */
+ * signals the completion's condition variable), then reports it and the finished ops right
+ * behind it. Ops that finished out of order during the wait are found by the whole scan
+ * the next block starts with, after the freed slots were refilled, and never wait for
+ * another sleep; a whole scan here as well would cost a librados lock per op in flight
+ * per wake-up (measured: 1.5 of the 5.9 locks per 4K write). An op that finished while
+ * the loop waited for an older one is timestamped when reported: its latency is
+ * overstated by at most the older op's remaining time plus the refills. */
 static void bench_block(void *self)
 {
     struct cm_rados_bench *bench = self;
@@ -172,7 +176,7 @@ static void bench_block(void *self)
     pthread_mutex_lock(&bench->block_lock);
     bench->blocked_on = NULL;
     pthread_mutex_unlock(&bench->block_lock);
-    report_completed(bench, true);
+    report_completed(bench, false);
 }
 
 /* The engine's watchdog thread, once the drain deadline has passed: cancelling the op the
