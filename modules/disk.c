@@ -54,8 +54,24 @@ static int disk_bench(lua_State *L)
     static const char *const engines[] = {"auto", "io_uring", "sync", NULL};
     static const char *const syncs[] = {"none", "fsync", "fdatasync", NULL};
     static const char *const sync_whens[] = {"end", "op", NULL};
+    static const char *const own[] = {"allow_block_device",
+                                      "block_size",
+                                      "count",
+                                      "direct",
+                                      "engine",
+                                      "huge_pages",
+                                      "io_type",
+                                      "path",
+                                      "pattern",
+                                      "remove",
+                                      "seed",
+                                      "size",
+                                      "sync",
+                                      "sync_when",
+                                      NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
+    cm_lua_check_options(L, 1, "disk.bench", own, true);
     struct cm_disk_options options = {0};
     options.path = cm_lua_opt_string(L, 1, "path", NULL, "disk.bench");
     if (!options.path || !options.path[0])

@@ -70,7 +70,16 @@ t.eq(dd.dd_line { dd = { bytes = 67108864, seconds = 0.0812 } },
   "67108864 bytes (67 MB, 64 MiB) copied, 0.0812 s, 826 MB/s", "dd's line for 64 MiB")
 t.match(dd.dd_line(w), "^8388608 bytes %(8.4 MB, 8.0 MiB%) copied, [0-9.e-]+ s, [0-9.]+ [MG]B/s$", "a run's dd line")
 
+-- buffers on transparent huge pages by default (whether the kernel gave them is reported),
+-- on plain pages when asked
+t.eq(type(w.huge_pages), "boolean", "huge_pages is reported")
+local plain = disk.bench { path = file, io_type = "read", block_size = "1M", huge_pages = false }
+t.eq(plain.huge_pages, false, "huge_pages = false: plain pages")
+t.eq(plain.ops .. "/" .. plain.errors, "8/0", "and the run is the same")
+
 -- bad input: one clear message each
+t.raises(function() disk.bench { path = file, blocksize = "4K" } end,
+  "disk.bench: unknown option 'blocksize' (expected one of allow_block_device, block_size,", "a misspelt option")
 t.raises(function() disk.bench { path = file, block_size = 1000 } end,
   "block_size 1000 is not a multiple of 512 bytes, the alignment O_DIRECT needs on " .. file, "unaligned O_DIRECT")
 t.raises(function() disk.bench { path = dir } end, dir .. " is a directory", "a directory")
