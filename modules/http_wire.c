@@ -461,15 +461,16 @@ static void on_event(struct wire_slot *slot, uint32_t events)
         return;
     }
     case SENDING:
+        /* bytes of the answer before the whole request went out: a 100 Continue (the body
+         * goes on), or an early final answer (complete_answer then closes the connection,
+         * as the server did not read all of the request) */
         if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-            /* an early answer (an error before the whole body went out): the connection
-             * cannot carry another request, as the server did not read all of this one */
-            watch_out(slot, false);
-            set_phase(slot, RECEIVING);
             receive(slot);
-        } else if (events & EPOLLOUT) {
-            send_request(slot);
+            if (slot->phase != SENDING)
+                return;
         }
+        if (events & EPOLLOUT)
+            send_request(slot);
         return;
     default:
         if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))

@@ -22,20 +22,21 @@
 #include <unistd.h>
 
 enum mode {
-    PLAIN,       /* Content-Length, keep-alive */
-    CHUNKED,     /* chunked, sent a few bytes at a time, with extensions and a trailer */
-    CONTINUE,    /* 100 Continue, then the answer */
-    CLOSE,       /* Connection: close after every answer */
-    HTTP10,      /* HTTP/1.0, no length: the body ends with the close */
-    DROP_IDLE,   /* keep-alive promised, but the connection is closed after each answer */
-    STATUS_503,  /* every request: 503 with a body */
-    SILENT,      /* reads the request, never answers */
-    GARBAGE,     /* not HTTP */
-    BIG_HEADERS, /* 20 KiB of headers */
+    PLAIN,        /* Content-Length, keep-alive */
+    CHUNKED,      /* chunked, sent a few bytes at a time, with extensions and a trailer */
+    CONTINUE,     /* 100 Continue, then the answer */
+    CLOSE,        /* Connection: close after every answer */
+    HTTP10,       /* HTTP/1.0, no length: the body ends with the close */
+    DROP_IDLE,    /* keep-alive promised, but the connection is closed after each answer */
+    STATUS_503,   /* every request: 503 with a body */
+    SILENT,       /* reads the request, never answers */
+    GARBAGE,      /* not HTTP */
+    BIG_HEADERS,  /* 20 KiB of headers */
+    PUT_CONTINUE, /* 100 Continue as soon as a PUT's headers are in, before its body */
 };
 
 #define MAX_OBJECTS 64
-#define OBJECT_MAX  (1 << 20)
+#define OBJECT_MAX  (16 << 20)
 
 struct stored {
     char name[64];
@@ -123,6 +124,8 @@ static bool read_request(int fd, char *method, char *name, unsigned char *body, 
         length = strtoul(cl + 17, NULL, 10);
     memmove(buffer, buffer + head_len, have - head_len);
     have -= head_len;
+    if (length > 0 && atomic_load(&server.mode) == PUT_CONTINUE)
+        send_all(fd, "HTTP/1.1 100 Continue\r\n\r\n", 25);
     size_t got = 0;
     while (got < length) {
         if (have == 0) {
@@ -280,6 +283,10 @@ static void *server_main(void *arg)
 static int start_server(void)
 {
     server.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    /* a small receive window, so that a large PUT body cannot all go out in one send and
+     * the client is still sending when an early answer (100 Continue) comes */
+    int window = 64 * 1024;
+    setsockopt(server.listen_fd, SOL_SOCKET, SO_RCVBUF, &window, sizeof window);
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof address;
     if (bind(server.listen_fd, (struct sockaddr *)&address, len) < 0 ||
@@ -410,6 +417,20 @@ int main(void)
                       connections);
         done(&get);
     }
+
+    /* a 100 Continue that comes while a large PUT body is still going out (8 MB: more than
+     * the kernel takes in one send): the body goes on and the final answer counts */
+    atomic_store(&server.mode, PUT_CONTINUE);
+    struct outcome big_put = run(&client, CM_HTTP_PUT, 4, 8000000, 2, 0, 0, true);
+    CHECK_MSG(big_put.rc == 0 && big_put.result.ops == 4 && big_put.result.errors == 0,
+              "put with 100 Continue: %llu ops, %llu errors, first error %s",
+              (unsigned long long)big_put.result.ops, (unsigned long long)big_put.result.errors,
+              big_put.first_error);
+    done(&big_put);
+    atomic_store(&server.mode, PLAIN);
+    struct outcome big_get = run(&client, CM_HTTP_GET, 4, 8000000, 2, 8, 0, true);
+    CHECK(big_get.rc == 0 && big_get.result.ops == 8 && big_get.result.verify_failures == 0);
+    done(&big_get);
 
     /* a body shorter than the object: a verify failure, not an error */
     atomic_store(&server.mode, PLAIN);
