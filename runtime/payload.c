@@ -16,6 +16,13 @@
  * per op (measured: ~3 us of a 4K rados write's client CPU went to that crc32c pass). */
 #define FULL_SPAN_MIN       ((size_t)64 * 1024)
 #define FULL_SPAN_PER_BLOCK 16
+/* Full ops' windows start at multiples of FULL_START_ALIGN, so a stage can keep the crc32c
+ * of every small body it may send in a table (one entry per start) built once, and send a
+ * 4 KiB write without reading its body at all; the library's copy is then the one pass over
+ * it, as in a client that writes a fixed buffer. Built when it costs at most
+ * BODY_TABLE_BYTES of checksumming: 4096 starts x 4 KiB bodies = 16 MiB, about 1 ms. */
+#define FULL_START_ALIGN ((size_t)16)
+#define BODY_TABLE_BYTES ((size_t)32 << 20)
 /* Bodies are copied and checksummed in pieces that stay in L1/L2 between the two passes. */
 #define FILL_CHUNK ((size_t)64 * 1024)
 /* The pattern's CRC prefix table has one entry per CRC_GRAIN bytes; bodies of at least
@@ -216,7 +223,10 @@ static size_t window_start(const cm_payload *p, uint64_t tag, uint32_t name_crc,
     h = mix64(h ^ name_crc);
     h = mix64(h ^ offset);
     h = mix64(h ^ extra);
-    return (size_t)(h % (tag == WINDOW_TAG_FULL ? p->full_span : p->pattern_size));
+    if (tag == WINDOW_TAG_FULL) {
+        return (size_t)(h % (p->full_span / FULL_START_ALIGN)) * FULL_START_ALIGN;
+    }
+    return (size_t)(h % p->pattern_size);
 }
 
 /* Copies n bytes of the pattern starting at start, wrapping at its end; returns the crc32c
@@ -310,6 +320,10 @@ struct cm_payload_stage {
     unsigned char saved[CM_PAYLOAD_HEADER_SIZE];
     unsigned char *scratch; /* ops that do not fit the staged pattern are filled here */
     size_t scratch_size;
+    /* body_crcs[i]: crc32c of the body_crcs_len bytes at pattern + i * FULL_START_ALIGN,
+     * for the first small body length the stage was asked for (NULL: none yet) */
+    uint32_t *body_crcs;
+    size_t body_crcs_len;
 };
 
 cm_payload_stage *cm_payload_stage_new(const cm_payload *p)
@@ -337,8 +351,32 @@ void cm_payload_stage_free(cm_payload_stage *s)
         cm_payload_stage_release(s);
         free(s->storage);
         free(s->scratch);
+        free(s->body_crcs);
         free(s);
     }
+}
+
+/* Whether s->body_crcs holds the crc32c of every full-op body of body_len bytes; builds the
+ * table on the first call for a small length, when cheap enough (see FULL_START_ALIGN). */
+static int body_crcs_for(cm_payload_stage *s, size_t body_len)
+{
+    if (s->body_crcs) {
+        return s->body_crcs_len == body_len;
+    }
+    size_t starts = s->p->full_span / FULL_START_ALIGN;
+    if (body_len == 0 || body_len > BODY_TABLE_BYTES / starts) {
+        return 0;
+    }
+    uint32_t *crcs = malloc(starts * sizeof *crcs);
+    if (!crcs) {
+        return 0; /* the caller checksums the body instead */
+    }
+    for (size_t i = 0; i < starts; i++) {
+        crcs[i] = cm_crc32c(0, s->pattern + i * FULL_START_ALIGN, body_len);
+    }
+    s->body_crcs = crcs;
+    s->body_crcs_len = body_len;
+    return 1;
 }
 
 const unsigned char *cm_payload_stage_op(cm_payload_stage *s, size_t len, const char *object,
@@ -365,11 +403,15 @@ const unsigned char *cm_payload_stage_op(cm_payload_stage *s, size_t len, const 
     uint32_t name_crc = cm_crc32c(0, object, name_len);
     size_t body_len = len - CM_PAYLOAD_HEADER_SIZE;
     size_t start = window_start(p, WINDOW_TAG_FULL, name_crc, offset, sequence);
-    /* A small body is checksummed where the library will copy it from, the stage's own
-     * contiguous window: its cache lines are then warm for that copy. Reading the same
-     * window in p->pattern instead would bring a second, cold copy of it into the cache. */
-    uint32_t body_crc = body_len < CRC_BY_TABLE ? cm_crc32c(0, s->pattern + start, body_len)
-                                                : window_crc(p, start, body_len);
+    uint32_t body_crc;
+    if (body_len >= CRC_BY_TABLE) {
+        body_crc = window_crc(p, start, body_len);
+    } else if (body_crcs_for(s, body_len)) {
+        body_crc = s->body_crcs[start / FULL_START_ALIGN];
+    } else {
+        /* checksummed where the library will copy it from, so that copy finds it warm */
+        body_crc = cm_crc32c(0, s->pattern + start, body_len);
+    }
     s->header = s->pattern + start - CM_PAYLOAD_HEADER_SIZE;
     memcpy(s->saved, s->header, CM_PAYLOAD_HEADER_SIZE);
     put_header(s->header, object, name_len, name_crc, offset, sequence, run_id, body_len, body_crc);

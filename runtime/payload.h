@@ -21,10 +21,12 @@
  *
  * The body is a window of the pattern (a per-seed buffer of max_block + 1 MiB xoshiro256**
  * bytes) starting at an offset hashed from (object, offset, sequence), wrapping around the end.
- * The start lies within the first 16 x max_block bytes (at least 64 KiB, at most 1 MiB), so
- * that small ops keep reading the same few cache-resident KiB of pattern. Two ops share a
- * body only when their windows collide (about 1 in 65536 for blocks of 4 KiB or less, 1 in a
- * million from 64 KiB blocks up), and every body is random data that no compressor can shrink.
+ * The start is a multiple of 16 within the first 16 x max_block bytes (at least 64 KiB, at
+ * most 1 MiB), so that small ops keep reading the same few cache-resident KiB of pattern and a
+ * stage can look their crc32c up. Two ops share a body only when their windows collide
+ * (about 1 in 4096 for blocks of 4 KiB or less, 1 in 65536 from 64 KiB blocks up); the
+ * header still makes every op's bytes unique, and every body is random data that no
+ * compressor can shrink.
  * The header must lead each op buffer, so the body cannot be a pointer into the pattern; it is
  * copied, and its crc32c computed on the copy while it is still in cache (bodies of 64 KiB
  * and more: derived from a table of the pattern's CRCs, without a pass). cm_payload_stage
