@@ -23,9 +23,19 @@ struct http_slot {
     uint64_t object;
     unsigned headers_generation;
     bool in_multi;
+    uint64_t backoff_ns; /* wait before the next request after a refused connect */
+    uint64_t retry_ns;   /* when a waiting slot adds its handle */
+    struct http_slot *next_waiting;
     char name[CM_HTTP_BENCH_PREFIX_MAX + 24];
     char url[CM_HTTP_URL_MAX + 800];
 };
+
+uint64_t cm_http_backoff_next(uint64_t current_ns)
+{
+    const uint64_t first = 100000000ULL, most = 1600000000ULL;
+    uint64_t next = current_ns ? current_ns * 2 : first;
+    return next > most ? most : next;
+}
 
 const char *cm_http_bench_op_name(enum cm_http_bench_op op)
 {
@@ -277,6 +287,12 @@ static void slot_fini(void *self, struct cm_op *op)
     struct http_slot *slot = op->target_slot;
     if (!slot)
         return;
+    for (struct http_slot **link = &bench->waiting; *link; link = &(*link)->next_waiting) {
+        if (*link == slot) {
+            *link = slot->next_waiting;
+            break;
+        }
+    }
     if (slot->easy) {
         if (slot->in_multi)
             curl_multi_remove_handle(bench->multi, slot->easy);
@@ -352,10 +368,34 @@ static int submit(void *self, struct cm_op *op)
         curl_easy_setopt(easy, CURLOPT_INFILESIZE_LARGE, (curl_off_t)slot->length);
     }
     slot->received = 0;
+    if (slot->backoff_ns) { /* the last connect was refused: wait before this request */
+        slot->retry_ns = op->start_ns + slot->backoff_ns;
+        slot->next_waiting = bench->waiting;
+        bench->waiting = slot;
+        return 0;
+    }
     if (curl_multi_add_handle(bench->multi, easy) != CURLM_OK)
         return -EIO;
     slot->in_multi = true;
     return 0;
+}
+
+/* Waiting slots whose backoff has passed send their request. */
+static void release_waiting(struct cm_http_bench *bench, uint64_t now_ns)
+{
+    for (struct http_slot **link = &bench->waiting; *link;) {
+        struct http_slot *slot = *link;
+        if (slot->retry_ns > now_ns) {
+            link = &slot->next_waiting;
+            continue;
+        }
+        *link = slot->next_waiting;
+        if (curl_multi_add_handle(bench->multi, slot->easy) != CURLM_OK) {
+            cm_engine_complete(slot->op, -EIO);
+            continue;
+        }
+        slot->in_multi = true;
+    }
 }
 
 static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
@@ -366,6 +406,7 @@ static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
     slot->in_multi = false;
     struct cm_op *op = slot->op;
     int64_t result;
+    slot->backoff_ns = code == CURLE_COULDNT_CONNECT ? cm_http_backoff_next(slot->backoff_ns) : 0;
     if (code != CURLE_OK) {
         char error[512];
         result = cm_http_transport_error(code, slot->url, NULL, error, sizeof error);
@@ -418,12 +459,18 @@ static void poll_target(void *self, uint64_t now_ns)
     while ((message = curl_multi_info_read(bench->multi, &left)))
         if (message->msg == CURLMSG_DONE)
             finished(bench, message->easy_handle, message->data.result);
+    if (bench->waiting)
+        release_waiting(bench, n > 0 ? cm_now_ns() : now_ns);
 }
 
 static uint64_t next_deadline(void *self)
 {
     struct cm_http_bench *bench = self;
-    return bench->timer_deadline_ns;
+    uint64_t deadline = bench->timer_deadline_ns;
+    for (const struct http_slot *slot = bench->waiting; slot; slot = slot->next_waiting)
+        if (slot->retry_ns < deadline)
+            deadline = slot->retry_ns;
+    return deadline;
 }
 
 static int wait_fd(void *self)

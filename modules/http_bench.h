@@ -63,6 +63,8 @@ struct cm_http_status_count {
     uint64_t count;
 };
 
+struct http_slot;
+
 struct cm_http_bench {
     struct cm_http_client *client;
     struct cm_http_bench_options options;
@@ -78,6 +80,7 @@ struct cm_http_bench {
     CURLM *multi;
     int epoll_fd;
     uint64_t timer_deadline_ns; /* from curl's timer callback; UINT64_MAX when none */
+    struct http_slot *waiting;  /* slots holding their next request back (connect backoff) */
     struct curl_slist *headers; /* this run's copy of the client's headers */
     struct curl_slist *old_headers[4];
     unsigned n_old_headers;
@@ -127,6 +130,9 @@ const char *cm_http_bench_op_name(enum cm_http_bench_op op);
 /* Picks the object of the next op (in order, at random, or the next to put or delete) and
  * sets op->kind: 0, or CM_TARGET_DONE when every object to put or delete was started. */
 int cm_http_bench_next_object(struct cm_http_bench *bench, struct cm_op *op, uint64_t *object);
+/* After a refused connect a slot waits before its next attempt: 100 ms, doubling up to
+ * 1.6 s, reset by a connect that succeeds (both transports). Returns the next wait. */
+uint64_t cm_http_backoff_next(uint64_t current_ns);
 /* Counts a non-2xx answer by status, keeping the first failure as a sentence. */
 void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const char *url);
 /* Counts a request that got no answer; `error` is a sentence naming the URL. */

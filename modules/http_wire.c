@@ -35,10 +35,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define REQUEST_MAX      (CM_HTTP_URL_MAX + 2 * 600 + CM_HTTP_TOKEN_MAX + 512)
-#define SCAN_NS          100000000ULL /* timeouts and backoff are checked this often */
-#define BACKOFF_FIRST_NS 100000000ULL
-#define BACKOFF_MAX_NS   1600000000ULL
+#define REQUEST_MAX (CM_HTTP_URL_MAX + 2 * 600 + CM_HTTP_TOKEN_MAX + 512)
+#define SCAN_NS     100000000ULL /* timeouts and backoff are checked this often */
 
 enum phase {
     IDLE,       /* no request; the connection (if any) is idle */
@@ -293,11 +291,8 @@ static void fail(struct wire_slot *slot, int error_number, const char *what)
         start_connect(slot);
         return;
     }
-    if (slot->phase == CONNECTING || (slot->phase == SENDING && !slot->reused)) {
-        slot->backoff_ns = slot->backoff_ns ? slot->backoff_ns * 2 : BACKOFF_FIRST_NS;
-        if (slot->backoff_ns > BACKOFF_MAX_NS)
-            slot->backoff_ns = BACKOFF_MAX_NS;
-    }
+    if (slot->phase == CONNECTING || (slot->phase == SENDING && !slot->reused))
+        slot->backoff_ns = cm_http_backoff_next(slot->backoff_ns);
     char url[CM_HTTP_URL_MAX + 700], message[CM_HTTP_URL_MAX + 900];
     snprintf(message, sizeof message, "%s: %s (%s)", slot_url(slot, url, sizeof url), what,
              strerror(error_number));

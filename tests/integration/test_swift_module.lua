@@ -164,4 +164,17 @@ t.eq(code, -111, "closed port: -ECONNREFUSED")
 t.match(err, "cannot reach http://127.0.0.1:" .. port .. "/auth/v1.0", "closed port: the message")
 t.ok(sys.monotonic() - started < 3, "closed port: fails within the timeout")
 
+-- ---- a storage URL that refuses connections during a bench: errors, but no storm -------------
+-- (a slot waits 100 ms, then 200, 400, ... before its next connect; 8 slots for 1.5 s make
+-- a few errors each, not thousands)
+local down = assert(swift.connect { auth_url = creds.auth_url, user = creds.user, key = creds.key,
+  storage_url = "http://127.0.0.1:" .. port .. "/swift/v1", timeout = 2 })
+for _, transport in ipairs { "native", "curl" } do
+  local r = down:bench { op = "get", container = C, objects = 10, threads = 8, seconds = 1.5, transport = transport }
+  t.ok(r.errors >= 8 and r.errors <= 48, transport .. ": refused connects back off: " .. r.errors .. " errors in 1.5 s")
+  t.eq(r.transport_errors, r.errors, transport .. ": counted as requests without an answer")
+  t.eq(r.ops, 0, transport .. ": nothing succeeded")
+end
+down:close()
+
 return t.done()
