@@ -20,7 +20,6 @@ struct http_slot {
     size_t length;   /* the object's size: bytes to send, or expected back */
     size_t received; /* GET: bytes that arrived (only `capacity` are kept) */
     size_t sent;     /* PUT: bytes handed to curl */
-    uint64_t object;
     unsigned headers_generation;
     bool in_multi;
     uint64_t backoff_ns; /* wait before the next request after a refused connect */
@@ -303,11 +302,12 @@ static void slot_fini(void *self, struct cm_op *op)
     op->target_slot = NULL;
 }
 
-/* The object the next op works on (and the op's kind): 0, or CM_TARGET_DONE when the
- * objects to put or delete are all started. */
-int cm_http_bench_next_object(struct cm_http_bench *bench, struct cm_op *op, uint64_t *out)
+int cm_http_bench_next_op(struct cm_http_bench *bench, struct cm_op *op, uint64_t *out,
+                          size_t *length, char *name, size_t name_size)
 {
     const struct cm_http_bench_options *o = &bench->options;
+    if (bench->auth_failed)
+        return CM_TARGET_DONE;
     uint64_t object;
     switch (o->op) {
     case CM_HTTP_PUT:
@@ -336,6 +336,9 @@ int cm_http_bench_next_object(struct cm_http_bench *bench, struct cm_op *op, uin
         break;
     }
     *out = object;
+    *length = (size_t)cm_http_object_size(o->run_id, object, o->size_min, o->size_max);
+    op->length = o->op == CM_HTTP_PUT || o->op == CM_HTTP_GET ? *length : 0;
+    snprintf(name, name_size, "%s_%" PRIu64, bench->prefix, object);
     return 0;
 }
 
@@ -344,15 +347,10 @@ static int submit(void *self, struct cm_op *op)
     struct cm_http_bench *bench = self;
     struct http_slot *slot = op->target_slot;
     const struct cm_http_bench_options *o = &bench->options;
-    if (bench->auth_failed)
-        return CM_TARGET_DONE;
     uint64_t object;
-    if (cm_http_bench_next_object(bench, op, &object) == CM_TARGET_DONE)
+    if (cm_http_bench_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
+        CM_TARGET_DONE)
         return CM_TARGET_DONE;
-    slot->object = object;
-    slot->length = (size_t)cm_http_object_size(o->run_id, object, o->size_min, o->size_max);
-    op->length = o->op == CM_HTTP_PUT || o->op == CM_HTTP_GET ? slot->length : 0;
-    snprintf(slot->name, sizeof slot->name, "%s_%" PRIu64, bench->prefix, object);
     snprintf(slot->url, sizeof slot->url, "%s/%s/%s", bench->client->storage_url,
              bench->containers[object % o->n_containers], slot->name);
     CURL *easy = slot->easy;

@@ -127,9 +127,11 @@ const char *cm_http_bench_op_name(enum cm_http_bench_op op);
 
 /* ---- shared by the two transports --------------------------------------------------------- */
 
-/* Picks the object of the next op (in order, at random, or the next to put or delete) and
- * sets op->kind: 0, or CM_TARGET_DONE when every object to put or delete was started. */
-int cm_http_bench_next_object(struct cm_http_bench *bench, struct cm_op *op, uint64_t *object);
+/* Picks the object of the next op (in order, at random, or the next to put or delete), its
+ * size and name (<prefix>_<N>), and sets op->kind and op->length: 0, or CM_TARGET_DONE when
+ * every object to put or delete was started or the run stopped on an auth failure. */
+int cm_http_bench_next_op(struct cm_http_bench *bench, struct cm_op *op, uint64_t *object,
+                          size_t *length, char *name, size_t name_size);
 /* After a refused connect a slot waits before its next attempt: 100 ms, doubling up to
  * 1.6 s, reset by a connect that succeeds (both transports). Returns the next wait. */
 uint64_t cm_http_backoff_next(uint64_t current_ns);

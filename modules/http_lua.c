@@ -587,18 +587,13 @@ static void bench_sizes(lua_State *L, int table, uint64_t *min, uint64_t *max)
  *   on_second=} -> result (raises on misuse; failed requests are counted in the result) */
 static int connection_bench(lua_State *L)
 {
-    static const char *const known[] = {"bucket",       "buckets",    "bytes",
-                                        "container",    "containers", "drain_timeout",
-                                        "first_object", "from",       "ignore_interrupt",
-                                        "objects",      "on_second",  "op",
-                                        "ops",          "prefix",     "random",
-                                        "rate",         "run_id",     "seconds",
-                                        "size",         "threads",    "transport",
-                                        "verify",       "warmup",     NULL};
+    static const char *const known[] = {
+        "bucket", "buckets", "container", "containers", "first_object", "from",   "objects", "op",
+        "prefix", "random",  "run_id",    "size",       "transport",    "verify", NULL};
     static const char *const ops[] = {"put", "get", "head", "delete", NULL};
     struct connection *conn = check_connection(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    cm_lua_check_options(L, 2, "bench", known, false);
+    cm_lua_check_options(L, 2, "bench", known, true);
     if (conn->bench_running)
         return luaL_error(L, "bench: a bench is already running on this connection");
     lua_settop(L, 2);

@@ -21,7 +21,6 @@
 #include "http_bench.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -601,15 +600,11 @@ static int submit(void *self, struct cm_op *op)
     struct cm_http_wire *wire = bench->wire;
     struct wire_slot *slot = op->target_slot;
     const struct cm_http_bench_options *o = &bench->options;
-    if (bench->auth_failed)
-        return CM_TARGET_DONE;
     uint64_t object;
-    if (cm_http_bench_next_object(bench, op, &object) == CM_TARGET_DONE)
+    if (cm_http_bench_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
+        CM_TARGET_DONE)
         return CM_TARGET_DONE;
     wire->now_ns = op->start_ns;
-    slot->length = (size_t)cm_http_object_size(o->run_id, object, o->size_min, o->size_max);
-    op->length = o->op == CM_HTTP_PUT || o->op == CM_HTTP_GET ? slot->length : 0;
-    snprintf(slot->name, sizeof slot->name, "%s_%" PRIu64, bench->prefix, object);
     refresh_token(wire);
     slot->generation = bench->headers_generation;
     if (build_request(slot, bench->containers[object % o->n_containers]) < 0)
