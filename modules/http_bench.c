@@ -555,6 +555,10 @@ int cm_http_bench_init(struct cm_http_bench *bench, struct cm_http_client *clien
         if (!bench->payload)
             goto oom;
     }
+    /* the client's libcurl is normally loaded already; a bench may also be built from a
+     * client set up by hand (the native transport's tests), and still uses curl_slist */
+    if (cm_curl_load(error, error_size) < 0)
+        return -ENOSYS;
     bench->ttfb = cm_hist_new();
     bench->headers = copy_headers(client, options->op == CM_HTTP_PUT);
     if (!bench->ttfb || (!bench->headers && client->headers))
@@ -615,10 +619,13 @@ void cm_http_bench_fini(struct cm_http_bench *bench)
     if (bench->epoll_fd >= 0)
         close(bench->epoll_fd);
     bench->epoll_fd = -1;
-    curl_slist_free_all(bench->headers);
+    /* libcurl may not be loaded when an init failed early (curl_api.h): free only lists */
+    if (bench->headers)
+        curl_slist_free_all(bench->headers);
     bench->headers = NULL;
     for (unsigned i = 0; i < bench->n_old_headers; i++)
-        curl_slist_free_all(bench->old_headers[i]);
+        if (bench->old_headers[i])
+            curl_slist_free_all(bench->old_headers[i]);
     bench->n_old_headers = 0;
     cm_payload_free(bench->payload);
     bench->payload = NULL;

@@ -28,7 +28,7 @@
 #include "http_client.h"
 #include "payload.h"
 
-#include <curl/curl.h>
+#include "curl_api.h"
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -14,15 +14,6 @@
  * rgw then refuses with SignatureDoesNotMatch. */
 #define S3_PAYLOAD_HEADER "x-amz-content-sha256: UNSIGNED-PAYLOAD"
 
-static void global_init(void)
-{
-    static bool done;
-    if (!done) {
-        curl_global_init(CURL_GLOBAL_DEFAULT);
-        done = true;
-    }
-}
-
 /* Copies text into out, cut to fit (the destination sizes are the limits of each field). */
 static void copy_text(char *out, size_t size, const char *text)
 {
@@ -424,7 +415,8 @@ int cm_http_client_init(struct cm_http_client *client, const struct cm_http_cred
                         char *error, size_t error_size)
 {
     memset(client, 0, sizeof *client);
-    global_init();
+    if (cm_curl_load(error, error_size) < 0)
+        return -ENOSYS;
     client->api = creds->api;
     copy_text(client->user, sizeof client->user, creds->user);
     copy_text(client->key, sizeof client->key, creds->key);
@@ -487,7 +479,8 @@ void cm_http_client_fini(struct cm_http_client *client)
     if (client->easy)
         curl_easy_cleanup(client->easy);
     client->easy = NULL;
-    curl_slist_free_all(client->headers);
+    if (client->headers) /* libcurl is not loaded when the init failed to load it */
+        curl_slist_free_all(client->headers);
     client->headers = NULL;
     wipe(client->key, sizeof client->key);
     wipe(client->userpwd, sizeof client->userpwd);

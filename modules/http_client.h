@@ -9,7 +9,7 @@
 #ifndef CEPHMARK_HTTP_CLIENT_H
 #define CEPHMARK_HTTP_CLIENT_H
 
-#include <curl/curl.h>
+#include "curl_api.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

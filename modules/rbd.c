@@ -569,6 +569,10 @@ static int image_bench(lua_State *L)
 
 int luaopen_cephmark_rbd(lua_State *L)
 {
+    /* librbd is loaded when the module is first required (rbd_api.h) */
+    char error[512];
+    if (cm_rbd_load(error, sizeof error) < 0)
+        return luaL_error(L, "cephmark.rbd: %s", error);
     static const luaL_Reg image_methods[] = {
         {"bench", image_bench},   {"close", image_close}, {"discard", image_discard},
         {"flush", image_flush},   {"info", image_info},   {"read", image_read},

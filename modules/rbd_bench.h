@@ -18,7 +18,7 @@
 #include "payload.h"
 
 #include <rados/librados.h>
-#include <rbd/librbd.h>
+#include "rbd_api.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
