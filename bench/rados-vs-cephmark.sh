@@ -11,7 +11,9 @@
 # rand seconds (seq stops when it has read what the write run wrote), MAX_OBJECTS_4M (64): 4M
 # writes also stop after this many objects, because memstore keeps every byte in RAM (64 x 4M
 # x 3 replicas = 768 MiB) and a 2-core machine can write 150 MB/s; MIN_AVAILABLE_GB (4): stop
-# before a 4M round when less RAM is available; CLEANUP_SECONDS (10), SIZES ("4K 4M").
+# before a 4M round when less RAM is available; CLEANUP_SECONDS (10), SIZES ("4K 4M"), MODES
+# ("write seq rand"; seq and rand read what write wrote, so write comes first), CLEANUP_ROUNDS
+# (ROUNDS; 0 skips the cleanup benchmark).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -22,7 +24,9 @@ MIN_AVAILABLE_GB=${MIN_AVAILABLE_GB:-4}
 CLEANUP_SECONDS=${CLEANUP_SECONDS:-10}
 SIZES=${SIZES:-4K 4M}
 THREADS=16
-MODES="write seq rand"
+MODES=${MODES:-write seq rand}
+CLEANUP_ROUNDS=${CLEANUP_ROUNDS:-$ROUNDS}
+[[ " $MODES " == " write"* ]] || { echo "MODES must start with write (seq and rand read its objects)" >&2; exit 2; }
 
 bench_require ceph rados jq
 bench_build_helpers
@@ -90,8 +94,8 @@ done # the pools are deleted at exit (see cluster_check in lib.sh)
 
 # cleanup timing: each tool cleans up the objects of its own CLEANUP_SECONDS 4K write run
 pool=cmbench_rvc_cleanup_$$
-pool_create "$pool"
-for ((round = 1; round <= ROUNDS; round++)); do
+((CLEANUP_ROUNDS > 0)) && pool_create "$pool"
+for ((round = 1; round <= CLEANUP_ROUNDS; round++)); do
     if ((round % 2)); then order="rados cephmark"; else order="cephmark rados"; fi
     for tool in $order; do
         cluster_check "cleanup round $round ($tool)"
@@ -160,6 +164,7 @@ for size in $SIZES; do
             "$(ratios "$c.ops_s" "$r.ops_s" | paste -sd' ')" "$(ratios "$c.cpu_us" "$r.cpu_us" | paste -sd' ')"
     done
 done
+((CLEANUP_ROUNDS > 0)) || exit 0
 echo
 echo "cleanup of a ${CLEANUP_SECONDS}s 4K write run (wall time of the cleanup command; medians):"
 printf '%-10s %10s %10s %12s %10s %14s %10s\n' tool objects seconds "us/object" "cpu s" "OSD us/object" "busy"
