@@ -3,18 +3,8 @@
 
 #include <pthread.h>
 
-struct cm_curl_table cm_curl_functions;
-
 #define CURL_SYMBOL(name) {#name, offsetof(struct cm_curl_table, fn_##name)},
-static const struct cm_lazylib_symbol curl_symbols[] = {CM_CURL_FUNCTIONS(CURL_SYMBOL)};
-
-struct cm_lazylib cm_curl_lib = {
-    .soname = "libcurl.so.4",
-    .package = "libcurl4",
-    .table = &cm_curl_functions,
-    .symbols = curl_symbols,
-    .n_symbols = sizeof curl_symbols / sizeof curl_symbols[0],
-};
+CM_LAZYLIB_DEFINE(cm_curl, "libcurl.so.4", "libcurl4", CM_CURL_FUNCTIONS, CURL_SYMBOL)
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 

@@ -13,8 +13,12 @@
  *     #define foo_close (cm_foo_functions.fn_foo_close)
  *
  * so that call sites keep the library's names, and defines the table, its symbol list and
- * its struct cm_lazylib in one .c file (see curl_api.c). cm_lazylib_load must succeed
- * before the first call. */
+ * its struct cm_lazylib in one .c file:
+ *
+ *     #define FOO_SYMBOL(name) {#name, offsetof(struct cm_foo_table, fn_##name)},
+ *     CM_LAZYLIB_DEFINE(cm_foo, "libfoo.so.1", "libfoo1", CM_FOO_FUNCTIONS, FOO_SYMBOL)
+ *
+ * cm_lazylib_load(&cm_foo_lib, ...) must succeed before the first call. */
 #ifndef CEPHMARK_LAZYLIB_H
 #define CEPHMARK_LAZYLIB_H
 
@@ -48,5 +52,18 @@ int cm_lazylib_load(struct cm_lazylib *lib, char *error, size_t error_size);
     };                                                                                             \
     extern struct prefix##_table prefix##_functions;                                               \
     extern struct cm_lazylib prefix##_lib;
+
+/* The table, its symbol list (SYMBOL turns a name into a struct cm_lazylib_symbol, with the
+ * offset of fn_<name> in struct prefix##_table) and the descriptor, defined. */
+#define CM_LAZYLIB_DEFINE(prefix, soname_, package_, LIST, SYMBOL)                                 \
+    struct prefix##_table prefix##_functions;                                                      \
+    static const struct cm_lazylib_symbol prefix##_symbols[] = {LIST(SYMBOL)};                     \
+    struct cm_lazylib prefix##_lib = {                                                             \
+        .soname = soname_,                                                                         \
+        .package = package_,                                                                       \
+        .table = &prefix##_functions,                                                              \
+        .symbols = prefix##_symbols,                                                               \
+        .n_symbols = sizeof prefix##_symbols / sizeof prefix##_symbols[0],                         \
+    };
 
 #endif

@@ -13,11 +13,8 @@
 /* A library that every process has: libc, through a table of two of its functions. */
 #define LIBC_FUNCTIONS(X) X(strlen) X(memchr)
 CM_LAZYLIB_TABLE(test_libc, LIBC_FUNCTIONS)
-struct test_libc_table test_libc_functions;
 #define LIBC_SYMBOL(name) {#name, offsetof(struct test_libc_table, fn_##name)},
-static const struct cm_lazylib_symbol libc_symbols[] = {LIBC_FUNCTIONS(LIBC_SYMBOL)};
-struct cm_lazylib test_libc_lib = {"libc.so.6",  "libc6", &test_libc_functions,
-                                   libc_symbols, 2,       false};
+CM_LAZYLIB_DEFINE(test_libc, "libc.so.6", "libc6", LIBC_FUNCTIONS, LIBC_SYMBOL)
 
 static bool mapped(const char *name)
 {
@@ -48,7 +45,7 @@ static void test_missing(void)
     char error[256] = "";
     struct test_libc_table table = {0};
     struct cm_lazylib missing = {
-        "libcephmark-absent.so.7", "cephmark-absent", &table, libc_symbols, 2, false};
+        "libcephmark-absent.so.7", "cephmark-absent", &table, test_libc_symbols, 2, false};
     CHECK(cm_lazylib_load(&missing, error, sizeof error) == -1);
     CHECK_MSG(strstr(error, "cannot load libcephmark-absent.so.7 (install the package "
                             "cephmark-absent)") != NULL,
