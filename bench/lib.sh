@@ -129,10 +129,35 @@ mem_guard() {
     fi
 }
 
+# split_cores: with SPLIT_CORES=1, pins the daemons of the cluster (the pids that `cephmark
+# cluster up` keeps in the run/ folder next to $CEPH_CONF) to CPU 0 and sets CLIENT_PIN, the
+# prefix that runs a client on the other CPUs, so that the CPU a client spends is no longer
+# taken from the OSDs. Undone at exit. Only for clusters this user started.
+CLIENT_PIN=()
+BENCH_PINNED=()
+split_cores() {
+    [[ ${SPLIT_CORES:-0} == 1 ]] || return 0
+    local run pid cpus
+    run=$(dirname "$CEPH_CONF")/run
+    cpus=$(nproc)
+    if ! compgen -G "$run/*.pid" >/dev/null || ((cpus < 2)); then
+        echo "SPLIT_CORES=1 needs 2 or more CPUs and a cluster from \`cephmark cluster up\` (no $run/*.pid)" >&2
+        exit 2
+    fi
+    for pid in $(cat "$run"/*.pid); do
+        taskset -a -cp 0 "$pid" >/dev/null && BENCH_PINNED+=("$pid")
+    done
+    CLIENT_PIN=(taskset -c "1-$((cpus - 1))")
+    bench_log "SPLIT_CORES: ${#BENCH_PINNED[@]} cluster daemons on CPU 0, clients on CPUs 1-$((cpus - 1))"
+}
+
 bench_cleanup_all() {
     local p
     for p in "${BENCH_POOLS[@]}"; do
         ceph osd pool delete "$p" "$p" --yes-i-really-really-mean-it >/dev/null 2>&1 || true
+    done
+    for p in "${BENCH_PINNED[@]}"; do
+        taskset -a -cp "0-$(($(nproc) - 1))" "$p" >/dev/null 2>&1 || true
     done
     rm -rf "$BENCH_TMP"
 }

@@ -13,7 +13,8 @@
 # x 3 replicas = 768 MiB) and a 2-core machine can write 150 MB/s; MIN_AVAILABLE_GB (4): stop
 # before a 4M round when less RAM is available; CLEANUP_SECONDS (10), SIZES ("4K 4M"), MODES
 # ("write seq rand"; seq and rand read what write wrote, so write comes first), CLEANUP_ROUNDS
-# (ROUNDS; 0 skips the cleanup benchmark).
+# (ROUNDS; 0 skips the cleanup benchmark), SPLIT_CORES (0; 1: the cluster's daemons on CPU 0 and
+# the clients on the others, see split_cores in lib.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -30,6 +31,7 @@ CLEANUP_ROUNDS=${CLEANUP_ROUNDS:-$ROUNDS}
 
 bench_require ceph rados jq
 bench_build_helpers
+split_cores
 
 bytes_of() { case $1 in 4K) echo 4096 ;; 4M) echo 4194304 ;; *) echo "size $1?" >&2; exit 1 ;; esac; }
 seconds_of() { case $1 in 4K) echo "$SECONDS_4K" ;; *) echo "$SECONDS_4M" ;; esac; }
@@ -45,9 +47,9 @@ run_tool() {
         # per op net of it: short runs (seq) are otherwise dominated by it
         key=${tool}_startup
         if [[ $tool == rados ]]; then
-            measure "$key" rados bench -p "$pool" 1 write -t 1 -b 4096 -O 4096 --max-objects 1 --run-name "startup_$round" --format json
+            measure "$key" "${CLIENT_PIN[@]}" rados bench -p "$pool" 1 write -t 1 -b 4096 -O 4096 --max-objects 1 --run-name "startup_$round" --format json
         else
-            measure "$key" "$CEPHMARK" rados-bench -p "$pool" 1 write -t 1 -b 4096 -O 4096 --max-objects 1 --run-name "startup_$round" --format json
+            measure "$key" "${CLIENT_PIN[@]}" "$CEPHMARK" rados-bench -p "$pool" 1 write -t 1 -b 4096 -O 4096 --max-objects 1 --run-name "startup_$round" --format json
         fi
         sample "$key.cpu_s" "$(cpu_of "$key")"
     fi
@@ -60,7 +62,7 @@ run_tool() {
         fi
         [[ $mode == write ]] && cmd+=(-b "$bytes" -O "$bytes" --no-cleanup)
         [[ $mode == write && $size == 4M ]] && cmd+=(--max-objects "$MAX_OBJECTS_4M")
-        measure "$key" "${cmd[@]}"
+        measure "$key" "${CLIENT_PIN[@]}" "${cmd[@]}"
         if [[ $mode == write ]]; then ops=$(jfield "$key" total_writes_made); else ops=$(jfield "$key" total_reads_made); fi
         time=$(jfield "$key" total_time_run)
         sample "$key.ops_s" "$(awk -v o="$ops" -v t="$time" 'BEGIN { printf "%.3f", o / t }')"
@@ -101,17 +103,17 @@ for ((round = 1; round <= CLEANUP_ROUNDS; round++)); do
         cluster_check "cleanup round $round ($tool)"
         run_name=bench_cleanup_${tool}_${round}
         if [[ $tool == rados ]]; then
-            measure "cw_$tool" rados bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
+            measure "cw_$tool" "${CLIENT_PIN[@]}" rados bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
                 --no-cleanup --run-name "$run_name" --format json
             objects=$(jfield "cw_$tool" total_writes_made)
             osd0=$(osd_cpu_s) busy0=$(machine_busy_s)
-            measure "cl_$tool" rados -p "$pool" cleanup --run-name "$run_name"
+            measure "cl_$tool" "${CLIENT_PIN[@]}" rados -p "$pool" cleanup --run-name "$run_name"
         else
-            measure "cw_$tool" "$CEPHMARK" rados-bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
+            measure "cw_$tool" "${CLIENT_PIN[@]}" "$CEPHMARK" rados-bench -p "$pool" "$CLEANUP_SECONDS" write -t "$THREADS" -b 4096 -O 4096 \
                 --no-cleanup --run-name "$run_name" --format json
             objects=$(jfield "cw_$tool" total_writes_made)
             osd0=$(osd_cpu_s) busy0=$(machine_busy_s)
-            measure "cl_$tool" "$CEPHMARK" rados-cleanup -p "$pool" --run-name "$run_name"
+            measure "cl_$tool" "${CLIENT_PIN[@]}" "$CEPHMARK" rados-cleanup -p "$pool" --run-name "$run_name"
         fi
         osd1=$(osd_cpu_s) busy1=$(machine_busy_s)
         wall=$(wall_of "cl_$tool")
