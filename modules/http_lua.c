@@ -815,6 +815,11 @@ static int connection_bench(lua_State *L)
 int cm_http_lua_open(lua_State *L, enum cm_http_api api, const char *connection_type)
 {
     bool swift = api == CM_HTTP_SWIFT;
+    /* libcurl is loaded when the module is first required (curl_api.h), before anything is
+     * registered, so that a failed load leaves nothing behind */
+    char error[512];
+    if (cm_curl_load(error, sizeof error) < 0)
+        return luaL_error(L, "%s: %s", swift ? "cephmark.swift" : "cephmark.s3", error);
     const luaL_Reg methods[] = {
         {"bench", connection_bench},
         {"close", connection_close},
@@ -844,11 +849,6 @@ int cm_http_lua_open(lua_State *L, enum cm_http_api api, const char *connection_
     lua_pushinteger(L, api);
     lua_pushcclosure(L, connect_api, 1);
     lua_setfield(L, -2, "connect");
-    /* libcurl is loaded when the module is first required (curl_api.h) */
-    char error[512];
-    if (cm_curl_load(error, sizeof error) < 0)
-        return luaL_error(L, "%s: %s", api == CM_HTTP_SWIFT ? "cephmark.swift" : "cephmark.s3",
-                          error);
     curl_version_info_data *version = curl_version_info(CURLVERSION_NOW);
     lua_pushstring(L, version->version);
     lua_setfield(L, -2, "curl_version");

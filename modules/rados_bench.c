@@ -33,6 +33,10 @@ uint64_t cm_rados_new_run_id(void)
     return id ? id : 1;
 }
 
+/* Blocks from this size on get the large-buffer treatment: a warm heap before the run
+ * (warm_heap_for) and fixed malloc thresholds (keep_large_buffers). */
+#define LARGE_BLOCK ((uint64_t)1 << 20)
+
 static uint64_t blocks_per_object(const struct cm_rados_run_meta *meta)
 {
     return meta->object_size / meta->block_size;
@@ -51,7 +55,7 @@ static void object_name(const struct cm_rados_bench *bench, uint64_t object, cha
  * bench does, faults them in before it starts its clock too. */
 static void *warm_heap_for(uint64_t block_size)
 {
-    if (block_size < ((uint64_t)1 << 20))
+    if (block_size < LARGE_BLOCK)
         return NULL;
     size_t size = (size_t)block_size + 65536;
     unsigned char *block = malloc(size);
@@ -333,7 +337,7 @@ const struct cm_target_ops cm_rados_bench_ops = {
 static void keep_large_buffers(uint64_t block_size)
 {
     static bool done;
-    if (done || block_size < ((uint64_t)1 << 20))
+    if (done || block_size < LARGE_BLOCK)
         return;
     done = true;
     mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's maximum on 64-bit */
