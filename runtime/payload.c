@@ -315,6 +315,7 @@ struct cm_payload_stage {
     /* CM_PAYLOAD_HEADER_SIZE bytes of headroom, the pattern, then its first max_block bytes
      * again, so that every window of up to max_block bytes is contiguous */
     unsigned char *storage;
+    int owns_storage;       /* 0: the caller's (cm_payload_stage_new_at) */
     unsigned char *pattern; /* storage + CM_PAYLOAD_HEADER_SIZE */
     unsigned char *header;  /* where the current op's header was written, or NULL */
     unsigned char saved[CM_PAYLOAD_HEADER_SIZE];
@@ -326,18 +327,19 @@ struct cm_payload_stage {
     size_t body_crcs_len;
 };
 
-cm_payload_stage *cm_payload_stage_new(const cm_payload *p)
+size_t cm_payload_stage_size(const cm_payload *p)
+{
+    return CM_PAYLOAD_HEADER_SIZE + p->pattern_size + p->max_block;
+}
+
+cm_payload_stage *cm_payload_stage_new_at(const cm_payload *p, unsigned char *storage)
 {
     cm_payload_stage *s = calloc(1, sizeof *s);
     if (!s) {
         return NULL;
     }
     s->p = p;
-    s->storage = malloc(CM_PAYLOAD_HEADER_SIZE + p->pattern_size + p->max_block);
-    if (!s->storage) {
-        free(s);
-        return NULL;
-    }
+    s->storage = storage;
     memset(s->storage, 0, CM_PAYLOAD_HEADER_SIZE);
     s->pattern = s->storage + CM_PAYLOAD_HEADER_SIZE;
     memcpy(s->pattern, p->pattern, p->pattern_size);
@@ -345,11 +347,25 @@ cm_payload_stage *cm_payload_stage_new(const cm_payload *p)
     return s;
 }
 
+cm_payload_stage *cm_payload_stage_new(const cm_payload *p)
+{
+    unsigned char *storage = malloc(cm_payload_stage_size(p));
+    cm_payload_stage *s = storage ? cm_payload_stage_new_at(p, storage) : NULL;
+    if (!s) {
+        free(storage);
+        return NULL;
+    }
+    s->owns_storage = 1;
+    return s;
+}
+
 void cm_payload_stage_free(cm_payload_stage *s)
 {
     if (s) {
         cm_payload_stage_release(s);
-        free(s->storage);
+        if (s->owns_storage) {
+            free(s->storage);
+        }
         free(s->scratch);
         free(s->body_crcs);
         free(s);
@@ -379,6 +395,20 @@ static int body_crcs_for(cm_payload_stage *s, size_t body_len)
     return 1;
 }
 
+/* The crc32c of the full-op body of body_len bytes at pattern offset start, without a pass
+ * over it where a table has it. */
+static uint32_t stage_body_crc(cm_payload_stage *s, size_t start, size_t body_len)
+{
+    if (body_len >= CRC_BY_TABLE) {
+        return window_crc(s->p, start, body_len);
+    }
+    if (body_crcs_for(s, body_len)) {
+        return s->body_crcs[start / FULL_START_ALIGN];
+    }
+    /* checksummed where the library will copy it from, so that copy finds it warm */
+    return cm_crc32c(0, s->pattern + start, body_len);
+}
+
 const unsigned char *cm_payload_stage_op(cm_payload_stage *s, size_t len, const char *object,
                                          uint64_t offset, uint64_t sequence, uint64_t run_id)
 {
@@ -403,19 +433,41 @@ const unsigned char *cm_payload_stage_op(cm_payload_stage *s, size_t len, const 
     uint32_t name_crc = cm_crc32c(0, object, name_len);
     size_t body_len = len - CM_PAYLOAD_HEADER_SIZE;
     size_t start = window_start(p, WINDOW_TAG_FULL, name_crc, offset, sequence);
-    uint32_t body_crc;
-    if (body_len >= CRC_BY_TABLE) {
-        body_crc = window_crc(p, start, body_len);
-    } else if (body_crcs_for(s, body_len)) {
-        body_crc = s->body_crcs[start / FULL_START_ALIGN];
-    } else {
-        /* checksummed where the library will copy it from, so that copy finds it warm */
-        body_crc = cm_crc32c(0, s->pattern + start, body_len);
-    }
+    uint32_t body_crc = stage_body_crc(s, start, body_len);
     s->header = s->pattern + start - CM_PAYLOAD_HEADER_SIZE;
     memcpy(s->saved, s->header, CM_PAYLOAD_HEADER_SIZE);
     put_header(s->header, object, name_len, name_crc, offset, sequence, run_id, body_len, body_crc);
     return s->header;
+}
+
+int cm_payload_stage_split(cm_payload_stage *s, size_t len, const char *object, uint64_t offset,
+                           uint64_t sequence, uint64_t run_id,
+                           unsigned char header[CM_PAYLOAD_HEADER_SIZE], size_t *body_offset)
+{
+    const cm_payload *p = s->p;
+    if (!object) {
+        object = "";
+    }
+    size_t name_len = strlen(object);
+    uint32_t name_crc = cm_crc32c(0, object, name_len);
+    if (len < CM_PAYLOAD_HEADER_SIZE) {
+        /* no header: the op is one window, picked as cm_payload_fill picks it */
+        if (len > p->max_block) {
+            return -1;
+        }
+        size_t start = window_start(p, WINDOW_TAG_SHORT, name_crc, offset, run_id);
+        *body_offset = (size_t)(s->pattern + start - s->storage);
+        return 0;
+    }
+    size_t body_len = len - CM_PAYLOAD_HEADER_SIZE;
+    if (body_len > p->max_block) {
+        return -1;
+    }
+    size_t start = window_start(p, WINDOW_TAG_FULL, name_crc, offset, sequence);
+    uint32_t body_crc = stage_body_crc(s, start, body_len);
+    put_header(header, object, name_len, name_crc, offset, sequence, run_id, body_len, body_crc);
+    *body_offset = (size_t)(s->pattern + start - s->storage);
+    return CM_PAYLOAD_HEADER_SIZE;
 }
 
 void cm_payload_stage_release(cm_payload_stage *s)

@@ -84,6 +84,24 @@ const unsigned char *cm_payload_stage_op(cm_payload_stage *s, size_t len, const 
  * has taken its copy. Idempotent. */
 void cm_payload_stage_release(cm_payload_stage *s);
 
+/* The bytes a stage needs (cm_payload_stage_new_at), and a stage in storage the caller
+ * provides and keeps: for writers that hand a library references into the stage which may
+ * outlive the stage itself (see cm_payload_stage_split). */
+size_t cm_payload_stage_size(const cm_payload *p);
+cm_payload_stage *cm_payload_stage_new_at(const cm_payload *p, unsigned char *storage);
+
+/* One op as two parts, for writers whose library sends a list of buffers without copying
+ * them (librados's C++ API): the header, written to the caller's `header`, and the body,
+ * the window of the stage's storage that starts at *body_offset and runs to the op's end.
+ * Returns the header's length (CM_PAYLOAD_HEADER_SIZE, or 0 for ops shorter than a
+ * header, which are a window only), or -1 when the op is longer than max_block + header.
+ * The two parts together are exactly the bytes cm_payload_fill writes. Split ops never
+ * change the stage, so any number of them may be in flight at once; a stage that has split
+ * ops in flight must not be used for cm_payload_stage_op, which writes into it. */
+int cm_payload_stage_split(cm_payload_stage *s, size_t len, const char *object, uint64_t offset,
+                           uint64_t sequence, uint64_t run_id,
+                           unsigned char header[CM_PAYLOAD_HEADER_SIZE], size_t *body_offset);
+
 typedef enum cm_payload_error_kind {
     CM_PAYLOAD_OK = 0,
     CM_PAYLOAD_ERR_BAD_MAGIC,     /* not a payload header: garbage, zeros, misaligned read */

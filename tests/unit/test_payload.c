@@ -520,6 +520,72 @@ static void test_stage_matches_fill(const cm_payload *p)
     cm_payload_stage_free(stage);
 }
 
+/* A split op (header + a window of the stage) must be exactly the bytes cm_payload_fill
+ * writes, for every size a stage holds, and must never change the stage: librados sends
+ * split ops from it while more are being split. Longer ops are refused. */
+static void test_stage_split(const cm_payload *p)
+{
+    size_t storage_size = cm_payload_stage_size(p);
+    unsigned char *storage = xmalloc(storage_size);
+    cm_payload_stage *stage = cm_payload_stage_new_at(p, storage);
+    CHECK(stage != NULL);
+    if (!stage) {
+        free(storage);
+        return;
+    }
+    /* the stage is primed with small ops' body table too, before the reference crc */
+    unsigned char header[H];
+    size_t body_offset;
+    cm_payload_stage_split(stage, 4096, "prime", 0, 0, test_run, header, &body_offset);
+    uint32_t before = cm_crc32c(0, storage, storage_size);
+
+    const size_t sizes[] = {0,    1,         H - 1,   H,       H + 1,
+                            4096, 65536 + H, 1 << 20, 4 << 20, (4 << 20) + H};
+    unsigned char *expected = xmalloc((4 << 20) + H);
+    unsigned char *got = xmalloc((4 << 20) + H);
+    int mismatches = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        for (uint64_t seq = 0; seq < 8; seq++) {
+            memset(header, 0xee, sizeof header);
+            int head = cm_payload_stage_split(stage, sizes[i], "split_obj", 4096 * i, seq, test_run,
+                                              header, &body_offset);
+            cm_payload_fill(p, expected, sizes[i], "split_obj", 4096 * i, seq, test_run);
+            int want_head = sizes[i] < H ? 0 : H;
+            if (head != want_head || body_offset + sizes[i] - (size_t)want_head > storage_size) {
+                fprintf(stderr, "size %zu: header %d, body at %zu\n", sizes[i], head, body_offset);
+                mismatches++;
+                continue;
+            }
+            memcpy(got, header, (size_t)head);
+            memcpy(got + head, storage + body_offset, sizes[i] - (size_t)head);
+            if (memcmp(got, expected, sizes[i]) != 0) {
+                fprintf(stderr, "split size %zu seq %llu differs\n", sizes[i],
+                        (unsigned long long)seq);
+                mismatches++;
+            }
+        }
+    }
+    CHECK_MSG(mismatches == 0, "%d split ops differ from cm_payload_fill", mismatches);
+    mismatches = 0;
+    for (uint64_t seq = 0; seq < 20000; seq++) {
+        cm_payload_stage_split(stage, 4096, "small", seq * 4096, seq, test_run, header,
+                               &body_offset);
+        cm_payload_fill(p, expected, 4096, "small", seq * 4096, seq, test_run);
+        mismatches += memcmp(header, expected, H) != 0 ||
+                      memcmp(storage + body_offset, expected + H, 4096 - H) != 0;
+    }
+    CHECK_MSG(mismatches == 0, "%d of 20000 split 4 KiB ops differ", mismatches);
+    CHECK_MSG(cm_crc32c(0, storage, storage_size) == before, "split ops changed the stage");
+    CHECK(cm_payload_stage_split(stage, (4 << 20) + H + 1, "long", 0, 0, test_run, header,
+                                 &body_offset) == -1);
+    cm_payload_stage_free(stage);
+    CHECK_MSG(cm_crc32c(0, storage, storage_size) == before,
+              "freeing a stage in the caller's storage changed it");
+    free(storage);
+    free(expected);
+    free(got);
+}
+
 /* A payload made for small blocks keeps the bodies of full ops within its first 64 KiB (see
  * payload.h) and must still give thousands of ops distinct bodies, verify them, and stage
  * exactly what it fills. */
@@ -578,6 +644,7 @@ int main(void)
     test_bodies_differ(p);
     test_incompressible(p);
     test_stage_matches_fill(p);
+    test_stage_split(p);
     test_small_block_payload();
     cm_payload_free(p);
     cm_payload_free(NULL);
