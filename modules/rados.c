@@ -679,15 +679,16 @@ static int collect_names(lua_State *L, rados_ioctx_t io, const char *prefix, cha
 }
 
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
- *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, on_second=}
+ *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, hints=,
+ *   on_second=}
  *   -> result table (raises on misuse and when the run cannot start) */
 static int pool_bench(lua_State *L)
 {
     struct pool_handle *pool = check_pool(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     /* __names: set below by a cleanup without metadata, if the table is used again */
-    static const char *const own[] = {"__names", "block_size", "object_size", "op",
-                                      "prefix",  "run_name",   "verify",      NULL};
+    static const char *const own[] = {"__names", "block_size", "hints",  "object_size", "op",
+                                      "prefix",  "run_name",   "verify", NULL};
     cm_lua_check_options(L, 2, "bench", own, true);
     static const char *const op_names[] = {"write", "seq", "rand", "cleanup", NULL};
     const char *op_name = cm_lua_opt_string(L, 2, "op", "write", "bench");
@@ -702,6 +703,7 @@ static int pool_bench(lua_State *L)
         cm_lua_opt_string(L, 2, "run_name", "cephmark_bench_last_metadata", "bench");
     const char *prefix = cm_lua_opt_string(L, 2, "prefix", NULL, "bench");
     int verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
+    int hints = cm_lua_opt_bool(L, 2, "hints", 1, "bench");
     struct cm_rados_run_meta meta = {0};
     char error[512];
     char **names = NULL;
@@ -777,6 +779,7 @@ static int pool_bench(lua_State *L)
     }
     bench->names = names;
     bench->n_names = n_names;
+    bench->alloc_hints = hints;
 
     struct cm_engine_result result;
     /* removing benchmark data is how a full cluster is freed: removes go through even when
@@ -814,6 +817,10 @@ static int pool_bench(lua_State *L)
     lua_setfield(L, -2, "object_size");
     lua_pushinteger(L, (lua_Integer)(names ? n_names : meta.objects));
     lua_setfield(L, -2, "objects");
+    if (op == CM_RADOS_WRITE) {
+        lua_pushboolean(L, hints);
+        lua_setfield(L, -2, "hints");
+    }
     if (meta_rc < 0) {
         lua_pushfstring(L, "run metadata '%s': %s", run_name, strerror(-meta_rc));
         lua_setfield(L, -2, "metadata_error");

@@ -20,7 +20,6 @@ struct bench_slot {
     struct cm_op *op;
     struct bench_slot *prev, *next; /* in flight, in submission order (blocking mode) */
     unsigned char *buffer;          /* reads only; writes come from the payload stage */
-    void *warm;                     /* large writes: see warm_heap_for */
     uint64_t offset;
     char object[160];
 };
@@ -33,8 +32,8 @@ uint64_t cm_rados_new_run_id(void)
     return id ? id : 1;
 }
 
-/* Blocks from this size on get the large-buffer treatment: a warm heap before the run
- * (warm_heap_for) and fixed malloc thresholds (keep_large_buffers). */
+/* Reads of blocks from this size on keep the messenger's receive buffers in the heap
+ * (keep_large_buffers). */
 #define LARGE_BLOCK ((uint64_t)1 << 20)
 
 static uint64_t blocks_per_object(const struct cm_rados_run_meta *meta)
@@ -45,24 +44,6 @@ static uint64_t blocks_per_object(const struct cm_rados_run_meta *meta)
 static void object_name(const struct cm_rados_bench *bench, uint64_t object, char *out, size_t n)
 {
     snprintf(out, n, "%s_object%" PRIu64, bench->meta.prefix, object);
-}
-
-/* librados's C API copies every write into a buffer it allocates from the calling thread's
- * heap. For large blocks each slot faults in a block of that heap before the run starts and
- * frees it just before its first write, so the first copies land in warm pages instead of
- * faulting 1024 pages per 4 MiB inside the measured run (keep_large_buffers keeps such
- * blocks in the heap once freed). A client that writes from buffers of its own, as rados
- * bench does, faults them in before it starts its clock too. */
-static void *warm_heap_for(uint64_t block_size)
-{
-    if (block_size < LARGE_BLOCK)
-        return NULL;
-    size_t size = (size_t)block_size + 65536;
-    unsigned char *block = malloc(size);
-    if (block)
-        for (size_t i = 0; i < size; i += 4096)
-            block[i] = 0;
-    return block;
 }
 
 static int bench_slot_init(void *self, struct cm_op *op)
@@ -83,8 +64,6 @@ static int bench_slot_init(void *self, struct cm_op *op)
         /* fault the pages in now, not during the run */
         memset(slot->buffer, 0, size);
     }
-    if (bench->op == CM_RADOS_WRITE)
-        slot->warm = warm_heap_for(bench->meta.block_size);
     op->target_slot = slot;
     return 0;
 }
@@ -95,7 +74,6 @@ static void bench_slot_fini(void *self, struct cm_op *op)
     struct bench_slot *slot = op->target_slot;
     if (slot) {
         free(slot->buffer);
-        free(slot->warm);
         free(slot);
         op->target_slot = NULL;
     }
@@ -218,6 +196,33 @@ static void bench_cancel_block(void *self)
     pthread_mutex_unlock(&bench->block_lock);
 }
 
+/* A write without a copy of its body: librados copies the 128-byte header and references
+ * the body in the stage. */
+static int submit_write(struct cm_rados_bench *bench, struct bench_slot *slot, uint64_t sequence,
+                        bool full)
+{
+    const struct cm_rados_run_meta *meta = &bench->meta;
+    unsigned char header[CM_PAYLOAD_HEADER_SIZE];
+    size_t body_offset;
+    int head_len =
+        cm_payload_stage_split(bench->stage, meta->block_size, slot->object, slot->offset, sequence,
+                               meta->run_id, header, &body_offset);
+    if (head_len < 0)
+        return -EINVAL; /* cannot happen: the payload was made for this block size */
+    struct cm_rados_zc_write write = {
+        .object = slot->object,
+        .offset = slot->offset,
+        .full = full,
+        .head = header,
+        .head_len = (size_t)head_len,
+        .body = bench->stage_memory,
+        .body_offset = body_offset,
+        .body_len = meta->block_size - (size_t)head_len,
+        .hint_object_size = bench->alloc_hints ? meta->object_size : 0,
+    };
+    return cm_rados_zc_aio_write(bench->io, slot->completion, &write);
+}
+
 static int bench_submit(void *self, struct cm_op *op)
 {
     struct cm_rados_bench *bench = self;
@@ -264,20 +269,7 @@ static int bench_submit(void *self, struct cm_op *op)
         return rc;
     if (bench->op == CM_RADOS_WRITE) {
         op->kind = CM_OP_WRITE;
-        free(slot->warm);
-        slot->warm = NULL;
-        /* librados copies the data before returning, so it is assembled in place */
-        const char *data = (const char *)cm_payload_stage_op(
-            bench->stage, meta->block_size, slot->object, slot->offset, op->sequence, meta->run_id);
-        if (!data)
-            rc = -ENOMEM;
-        else if (per_object == 1)
-            rc = rados_aio_write_full(bench->io, slot->object, slot->completion, data,
-                                      meta->block_size);
-        else
-            rc = rados_aio_write(bench->io, slot->object, slot->completion, data, meta->block_size,
-                                 slot->offset);
-        cm_payload_stage_release(bench->stage);
+        rc = submit_write(bench, slot, op->sequence, per_object == 1);
     } else {
         op->kind = CM_OP_READ;
         rc = rados_aio_read(bench->io, slot->object, slot->completion, (char *)slot->buffer,
@@ -327,10 +319,9 @@ const struct cm_target_ops cm_rados_bench_ops = {
     .cancel_block = bench_cancel_block,
 };
 
-/* librados allocates a fresh buffer per large op: the C API copies every write into a new
- * bufferlist, and the messenger receives every read into new buffers. With glibc's default
- * (dynamic) thresholds, multi-MiB buffers keep being mapped and unmapped, and each of their
- * pages faults in again, per op: about 0.5 ms of system time per 4 MiB op here. With fixed
+/* The messenger receives every large read into new buffers. With glibc's default (dynamic)
+ * thresholds, multi-MiB buffers keep being mapped and unmapped, and each of their pages
+ * faults in again, per op: about 0.5 ms of system time per 4 MiB op here. With fixed
  * thresholds freed buffers stay in the heap and the next op reuses warm pages. Process-wide
  * and never undone, so only for runs of large blocks; the price is a heap that keeps its
  * peak size (about threads x block size) until the process exits. */
@@ -367,11 +358,19 @@ int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_
                      meta->prefix);
             return -ENOENT;
         }
-        keep_large_buffers(meta->block_size);
+        if (op != CM_RADOS_WRITE)
+            keep_large_buffers(meta->block_size);
+        bench->alloc_hints = true;
         bench->payload = cm_payload_new(meta->run_id, (size_t)meta->block_size);
-        if (bench->payload && op == CM_RADOS_WRITE)
-            bench->stage = cm_payload_stage_new(bench->payload);
+        if (bench->payload && op == CM_RADOS_WRITE) {
+            bench->stage_memory = cm_rados_zc_buffer_new(cm_payload_stage_size(bench->payload));
+            if (bench->stage_memory)
+                bench->stage = cm_payload_stage_new_at(
+                    bench->payload, cm_rados_zc_buffer_data(bench->stage_memory));
+        }
         if (!bench->payload || (op == CM_RADOS_WRITE && !bench->stage)) {
+            cm_rados_zc_buffer_free(bench->stage_memory);
+            bench->stage_memory = NULL;
             cm_payload_free(bench->payload);
             bench->payload = NULL;
             snprintf(error, error_size, "out of memory for a %" PRIu64 "-byte payload",
@@ -386,6 +385,8 @@ void cm_rados_bench_fini(struct cm_rados_bench *bench)
 {
     cm_payload_stage_free(bench->stage);
     bench->stage = NULL;
+    cm_rados_zc_buffer_free(bench->stage_memory); /* ops still in librados keep it alive */
+    bench->stage_memory = NULL;
     cm_payload_free(bench->payload);
     bench->payload = NULL;
     pthread_mutex_destroy(&bench->block_lock);

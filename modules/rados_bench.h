@@ -6,6 +6,7 @@
 
 #include "engine.h"
 #include "payload.h"
+#include "rados_zerocopy.h"
 
 #include <pthread.h>
 #include <rados/librados.h>
@@ -40,8 +41,13 @@ struct cm_rados_bench {
     /* remove by name list (cleanup by prefix) instead of by metadata */
     char **names;
     size_t n_names;
-    /* writes: ops assembled in place (librados copies them before the call returns) */
+    /* writes: each op's header is written into its slot and its body referenced in the
+     * stage, whose storage librados reads without copying (rados_zerocopy.h) */
     cm_payload_stage *stage;
+    cm_rados_zc_buffer *stage_memory;
+    /* writes: start each op with rados bench's allocation hint (true after init; false is
+     * rados bench's --no-hints) */
+    bool alloc_hints;
     /* When the engine blocks in the target (cm_engine_blocking): completions have no
      * callback, the in-flight ops are kept in submission order, and the loop waits for the
      * oldest. blocked_on and block_cancelled are shared with the engine's watchdog thread,

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${CEPHMARK_SANITIZE_BUILD:-build-sanitize}
 seconds=${CEPHMARK_FUZZ_SECONDS:-30}
-CC=clang cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCEPHMARK_WERROR=ON \
+CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCEPHMARK_WERROR=ON \
   -DCEPHMARK_FUZZ=ON -DCEPHMARK_FUZZ_SECONDS="$seconds" >/dev/null
 make -C "$build" -j"$(nproc)" --no-print-directory
 root=$PWD

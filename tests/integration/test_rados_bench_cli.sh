@@ -76,5 +76,39 @@ checks=$((checks + 1))
 left=$(rados -p "$pool" ls | wc -l)
 [ "$left" = 0 ] || { failures=$((failures + 1)); echo "FAIL: $left objects left after a write with cleanup"; }
 
+# Writes send what rados bench sends: set-alloc-hint(object size, write size) before each
+# write, or a bare write with --no-hints; a write at an offset when -b < -O, writefull when
+# an op is the whole object. The OSDs' op history shows each op as it arrived. The history
+# keeps its slowest ops, and ops enter it a moment after they complete: the thousands of
+# ops of the tests above may still be coming in. It is made large enough to take them all for
+# the time of the test, and the check waits up to 10 s for all of the ops it looks for.
+for osd in 0 1 2; do ceph tell osd.$osd config set osd_op_history_size 100000 >/dev/null 2>&1; done
+osd_ops() {
+  for osd in 0 1 2; do ceph tell osd.$osd dump_historic_ops 2>/dev/null; done |
+    grep -o '"description": "osd_op([^"]*' | grep "$1_object" | sed 's/^[^[]*\(\[[^]]*\]\).*/\1/'
+}
+expect_osd_ops() { # prefix, count, line pattern, what
+  local tries=0 ops
+  while :; do
+    ops=$(osd_ops "$1")
+    [ "$(grep -c "$3" <<<"$ops")" = "$2" ] && break
+    tries=$((tries + 1))
+    [ $tries -lt 20 ] || break
+    sleep 0.5
+  done
+  checks=$((checks + 1))
+  [ "$(grep -c "$3" <<<"$ops")" = "$2" ] || { failures=$((failures + 1)); echo "FAIL: $4 as the OSDs saw them: $ops"; }
+}
+run_cli 0 rados-bench -p "$pool" 1 write -t 4 -b 64K -O 192K --max-objects 6 --run-name hinted --no-cleanup
+expect_osd_ops "$(sed -n 's/^Object prefix: //p' "$out_file")" 6 \
+  '^\[set-alloc-hint object_size 196608 write_size 65536,write [0-9]*~65536\]$' "hinted writes at offsets"
+run_cli 0 rados-bench -p "$pool" 1 write -t 4 -b 64K --max-objects 3 --run-name hinted_full --no-cleanup
+expect_osd_ops "$(sed -n 's/^Object prefix: //p' "$out_file")" 3 \
+  '^\[set-alloc-hint object_size 65536 write_size 65536,writefull 0~65536\]$' "hinted full-object writes"
+run_cli 0 rados-bench -p "$pool" 1 write -t 4 -b 64K -O 192K --max-objects 6 --run-name unhinted --no-hints --no-cleanup
+expect_osd_ops "$(sed -n 's/^Object prefix: //p' "$out_file")" 6 '^\[write [0-9]*~65536\]$' "writes with --no-hints"
+for osd in 0 1 2; do ceph tell osd.$osd config set osd_op_history_size 20 >/dev/null 2>&1; done
+for run in hinted hinted_full unhinted; do run_cli 0 rados-cleanup -p "$pool" --run-name $run; done
+
 ceph osd pool rm "$pool" "$pool" --yes-i-really-really-mean-it >/dev/null 2>&1
 finish

@@ -28,6 +28,8 @@ options:
                             coordinated omission)
   --warmup SECONDS          leave the first seconds out of the summary
   --no-verify               do not verify what seq/rand read
+  --no-hints                write without rados bench's allocation hint (set_alloc_hint2:
+                            object size, write size, sequential, append only, immutable)
   --format json             print one JSON document (rados bench's field names)
   -o, --output DIR          also write results.json and results.yaml into DIR
   -c, --conf CONF           ceph.conf (default: $CEPH_CONF, /etc/ceph/ceph.conf, else the
@@ -49,6 +51,7 @@ local spec = {
   ["--rate"] = { key = "rate", value = true },
   ["--warmup"] = { key = "warmup", value = true },
   ["--no-verify"] = { key = "no_verify" },
+  ["--no-hints"] = { key = "no_hints" },
   ["--format"] = { key = "format", value = true }, ["-f"] = { key = "format", value = true },
   ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
   ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
@@ -109,7 +112,8 @@ function M.main(argv)
   local bench = {
     op = mode, seconds = seconds, threads = threads, rate = rate,
     block_size = block_size, object_size = object_size,
-    run_name = opts.run_name, verify = not opts.no_verify, warmup = opts.warmup,
+    run_name = opts.run_name, verify = not opts.no_verify, hints = not opts.no_hints,
+    warmup = opts.warmup,
     prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid()),
   }
   if mode == "write" and opts.max_objects then
