@@ -11,8 +11,12 @@
 # its default verification and with --no-verify.
 # Prints medians of ops/s and of CPU per op (user+sys of the client process from wait4,
 # connect included) and the cephmark/loop ratios. Target: cephmark <= 1.05x the loop.
+# The loop sends a bare write_full per op, so cephmark's writes run with --no-hints here
+# (rados bench's allocation hint is one more op the loop does not send).
 # Environment: CEPHMARK (binary), ROUNDS (3), SECONDS_RUN (10), LOOP_WAITS ("oldest sem"),
-# CEPHMARK_BASE (an older binary measured alongside: CPU per op and latency before/after).
+# CEPHMARK_BASE (an older binary measured alongside: CPU per op and latency before/after),
+# CM_WRITE_FLAGS ("--no-hints") and BASE_WRITE_FLAGS (""; binaries from before the hint sent
+# bare writes and do not know the flag): extra flags of their write runs.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -21,6 +25,8 @@ SECONDS_RUN=${SECONDS_RUN:-10}
 # CPU per op and latency percentiles before and after a change (optional)
 CEPHMARK_BASE=${CEPHMARK_BASE:-}
 LOOP_WAITS=${LOOP_WAITS:-oldest sem}
+read -r -a cm_write_flags <<<"${CM_WRITE_FLAGS---no-hints}"
+read -r -a base_write_flags <<<"${BASE_WRITE_FLAGS:-}"
 THREADS=16
 
 bench_require ceph rados jq
@@ -42,12 +48,12 @@ record() { # record KEY OPS SECONDS: samples of ops/s and CPU us per op from KEY
 
 run_cm_write() {
     measure cm_write "$CEPHMARK" rados-bench -p "$pool" "$SECONDS_RUN" write -t "$THREADS" -b 4096 -O 4096 \
-        --no-cleanup --run-name cm_run --format json
+        --no-cleanup --run-name cm_run --format json "${cm_write_flags[@]}"
     record cm_write "$(jfield cm_write total_writes_made)" "$(jfield cm_write total_time_run)"
 }
 run_base_write() {
     measure base_write "$CEPHMARK_BASE" rados-bench -p "$pool" "$SECONDS_RUN" write -t "$THREADS" -b 4096 \
-        -O 4096 --no-cleanup --run-name base_run --format json
+        -O 4096 --no-cleanup --run-name base_run --format json "${base_write_flags[@]}"
     record base_write "$(jfield base_write total_writes_made)" "$(jfield base_write total_time_run)"
 }
 run_base_read() { # reads cephmark's run, as cm_read_verify does
