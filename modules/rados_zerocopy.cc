@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <new>
+#include <string>
 
 struct cm_rados_zc_buffer {
     /* our reference to the raw buffer; ops in flight hold theirs through their bufferlists */
@@ -85,7 +86,10 @@ int cm_rados_zc_aio_write(rados_ioctx_t io, rados_completion_t completion,
         librados::IoCtx ctx;
         librados::IoCtx::from_rados_ioctx_t(io, ctx);
         CompletionView view(completion);
-        return ctx.aio_operate(write->object, &view.completion, &op);
+        /* the name outgrows std::string's inline buffer: one allocation per thread, not per op */
+        static thread_local std::string object;
+        object.assign(write->object);
+        return ctx.aio_operate(object, &view.completion, &op);
     } catch (const std::bad_alloc &) {
         return -ENOMEM;
     } catch (...) {
