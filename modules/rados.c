@@ -755,7 +755,8 @@ static int pool_bench(lua_State *L)
     struct cm_engine_lua bridge;
     double default_seconds = op == CM_RADOS_WRITE || op == CM_RADOS_RAND ? 10 : 0;
     if (op == CM_RADOS_REMOVE && lua_getfield(L, 2, "threads") == LUA_TNIL) {
-        lua_pushinteger(L, 64); /* cleanup: many removes in flight */
+        /* cleanup: many removes in flight (docs/performance.md, finding 4) */
+        lua_pushinteger(L, 256);
         lua_setfield(L, 2, "threads");
     }
     if (op == CM_RADOS_REMOVE)

@@ -140,7 +140,7 @@ function M.main(argv)
   if mode == "write" and not opts.no_cleanup then
     local started = sys.monotonic()
     if not json_output then print("Cleaning up (deleting benchmark objects)") end
-    local removed = pool:bench { op = "cleanup", run_name = result.run_name, threads = math.max(threads, 64) }
+    local removed = pool:bench { op = "cleanup", run_name = result.run_name, threads = math.max(threads, 256) }
     if not json_output then
       print(string.format("Removed %d objects", removed.ops))
       print(string.format("Clean up completed and total clean up time :%g", sys.monotonic() - started))

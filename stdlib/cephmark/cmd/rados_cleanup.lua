@@ -19,7 +19,7 @@ options:
   -p, --pool POOL           the pool
   --run-name NAME           the run's metadata object
   --prefix PREFIX           object-name prefix, used when the metadata is missing
-  -t, --concurrent-ios N    removes in flight (default 64)
+  -t, --concurrent-ios N    removes in flight (default 256)
   -c, --conf CONF / --id NAME / -k, --keyring FILE / --timeout SECONDS
                             as for `cephmark run`]]
 
@@ -46,7 +46,7 @@ function M.main(argv)
   if #positionals > 0 then
     sys.fail(string.format("%s: unexpected argument '%s'", command, positionals[1]))
   end
-  local threads = args.integer(command, "-t", opts.threads or "64", 1, 65536)
+  local threads = args.integer(command, "-t", opts.threads or "256", 1, 65536)
   connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
     timeout = opts.timeout and tonumber(opts.timeout) }
   local cluster <close> = connection.connect()
