@@ -8,9 +8,10 @@
 # `cephmark rados-cleanup -p P`, timed (wall) and interleaved the same way. Each tool cleans up
 # its own runs after each round; the pools are deleted when the script exits.
 # Environment: CEPHMARK (binary), ROUNDS (3), SECONDS_4K (8) and SECONDS_4M (5): write and
-# rand seconds (seq stops when it has read what the write run wrote), MAX_OBJECTS_4M (64): 4M
-# writes also stop after this many objects, because memstore keeps every byte in RAM (64 x 4M
-# x 3 replicas = 768 MiB) and a 2-core machine can write 150 MB/s; MIN_AVAILABLE_GB (4): stop
+# rand seconds (seq stops when it has read what the write run wrote), MAX_OBJECTS_4M (256): 4M
+# writes also stop after this many objects, because memstore keeps every byte in RAM (256 x 4M
+# x 3 replicas = 3 GiB) and a 2-core machine can write 150 MB/s; 64-object runs last 0.4 s,
+# too short to measure throughput; MIN_AVAILABLE_GB (4): stop
 # before a 4M round when less RAM is available; CLEANUP_SECONDS (10), SIZES ("4K 4M"), MODES
 # ("write seq rand"; seq and rand read what write wrote, so write comes first), CLEANUP_ROUNDS
 # (ROUNDS; 0 skips the cleanup benchmark), SPLIT_CORES (0; 1: the cluster's daemons on CPU 0 and
@@ -20,7 +21,7 @@ source "$(dirname "$0")/lib.sh"
 
 SECONDS_4K=${SECONDS_4K:-8}
 SECONDS_4M=${SECONDS_4M:-5}
-MAX_OBJECTS_4M=${MAX_OBJECTS_4M:-64}
+MAX_OBJECTS_4M=${MAX_OBJECTS_4M:-256}
 MIN_AVAILABLE_GB=${MIN_AVAILABLE_GB:-4}
 CLEANUP_SECONDS=${CLEANUP_SECONDS:-10}
 SIZES=${SIZES:-4K 4M}
