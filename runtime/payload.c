@@ -426,17 +426,13 @@ const unsigned char *cm_payload_stage_op(cm_payload_stage *s, size_t len, const 
         cm_payload_fill(p, s->scratch, len, object, offset, sequence, run_id);
         return s->scratch;
     }
-    if (!object) {
-        object = "";
-    }
-    size_t name_len = strlen(object);
-    uint32_t name_crc = cm_crc32c(0, object, name_len);
-    size_t body_len = len - CM_PAYLOAD_HEADER_SIZE;
-    size_t start = window_start(p, WINDOW_TAG_FULL, name_crc, offset, sequence);
-    uint32_t body_crc = stage_body_crc(s, start, body_len);
-    s->header = s->pattern + start - CM_PAYLOAD_HEADER_SIZE;
+    /* the split op's header goes over the bytes just before its body, saved first */
+    unsigned char header[CM_PAYLOAD_HEADER_SIZE];
+    size_t body_offset;
+    cm_payload_stage_split(s, len, object, offset, sequence, run_id, header, &body_offset);
+    s->header = s->storage + body_offset - CM_PAYLOAD_HEADER_SIZE;
     memcpy(s->saved, s->header, CM_PAYLOAD_HEADER_SIZE);
-    put_header(s->header, object, name_len, name_crc, offset, sequence, run_id, body_len, body_crc);
+    memcpy(s->header, header, CM_PAYLOAD_HEADER_SIZE);
     return s->header;
 }
 
