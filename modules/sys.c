@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <lauxlib.h>
 #include <limits.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -712,7 +713,7 @@ static int sys_error_info(lua_State *L)
         lua_pushboolean(L, 1);
         return 3;
     }
-    luaL_tolstring(L, 1, NULL);
+    cm_lua_error_text(L, 1);
     lua_pushinteger(L, CM_EXIT_USAGE);
     lua_pushboolean(L, 0);
     return 3;
@@ -754,6 +755,31 @@ static int sys_parse_duration(lua_State *L)
     return 1;
 }
 
+/* sys.parse_number("0.25") -> 0.25 | nil, reason ("not a number", "hexadecimal: write it
+ * in decimal", "out of range"); decimal only, finite (cm_parse_number). Numbers pass
+ * through when finite. */
+static int sys_parse_number(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TNUMBER) {
+        if (isfinite(lua_tonumber(L, 1))) {
+            lua_settop(L, 1);
+            return 1;
+        }
+        lua_pushnil(L);
+        lua_pushliteral(L, "out of range");
+        return 2;
+    }
+    double value;
+    char error[128];
+    if (cm_parse_number(luaL_checkstring(L, 1), &value, error, sizeof error) < 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, error);
+        return 2;
+    }
+    lua_pushnumber(L, value);
+    return 1;
+}
+
 /* sys.format_size(bytes) -> "4 MiB" */
 static int sys_format_size(lua_State *L)
 {
@@ -782,6 +808,7 @@ int luaopen_cephmark_sys(lua_State *L)
         {"mkdir", sys_mkdir},
         {"monotonic", sys_monotonic},
         {"parse_duration", sys_parse_duration},
+        {"parse_number", sys_parse_number},
         {"parse_size", sys_parse_size},
         {"port_open", sys_port_open},
         {"read_file", sys_read_file},

@@ -60,7 +60,12 @@ lua_Integer cm_lua_opt_integer(lua_State *L, int table, const char *key, lua_Int
     int type = lua_getfield(L, table, key);
     if (type != LUA_TNIL) {
         int ok = 0;
-        if (type == LUA_TNUMBER || type == LUA_TSTRING)
+        double number;
+        char reason[64];
+        /* text in decimal only: Lua's own conversion would also take "0x10" */
+        if (type == LUA_TNUMBER ||
+            (type == LUA_TSTRING &&
+             cm_parse_number(lua_tostring(L, -1), &number, reason, sizeof reason) == 0))
             value = lua_tointegerx(L, -1, &ok);
         if (!ok)
             luaL_error(L, "%s: %s must be an integer, got %s", what, key,
@@ -242,14 +247,25 @@ void cm_engine_lua_config(lua_State *L, int index, const char *what, double defa
     config->warmup = cm_lua_opt_duration(L, index, "warmup", 0, what);
     config->drain_timeout = cm_lua_opt_duration(L, index, "drain_timeout", 60, what);
     if (lua_getfield(L, index, "rate") != LUA_TNIL) {
-        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) > 0) || !isfinite(lua_tonumber(L, -1)))
+        double number;
+        char reason[64];
+        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) > 0) || !isfinite(lua_tonumber(L, -1)) ||
+            (lua_type(L, -1) == LUA_TSTRING &&
+             cm_parse_number(lua_tostring(L, -1), &number, reason, sizeof reason) < 0))
             luaL_error(L, "%s: rate must be a positive number of ops/s, got %s", what,
                        luaL_tolstring(L, -1, NULL));
         config->rate = lua_tonumber(L, -1);
     }
     lua_pop(L, 1);
-    if (config->seconds == 0 && config->max_ops == 0 && config->max_bytes == 0)
+    /* seconds = 0 asked for nothing; without this it would run the default length */
+    if (config->seconds == 0 && config->max_ops == 0 && config->max_bytes == 0) {
+        if (lua_getfield(L, index, "seconds") != LUA_TNIL)
+            luaL_error(L,
+                       "%s: seconds must be more than 0 (or bound the run by ops or bytes), got %s",
+                       what, luaL_tolstring(L, -1, NULL));
+        lua_pop(L, 1);
         config->seconds = default_seconds;
+    }
 
     bridge->L = L;
     bridge->callback_ref = LUA_NOREF;

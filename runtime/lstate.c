@@ -4,6 +4,7 @@
 #include "registry.h"
 #include "stdlib_bundle.h"
 
+#include <ctype.h>
 #include <lualib.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -154,19 +155,122 @@ static int is_user_error(lua_State *L, int index)
     return found;
 }
 
+/* Fields shown of an error table, and the depth of nested tables shown. */
+#define ERROR_FIELDS_SHOWN 16
+#define ERROR_DEPTH_SHOWN  2
+
+static void push_rendered(lua_State *L, int index, int depth);
+
+/* A key as written in a table constructor: `code`, `[1]`, `["a b"]`. */
+static void push_rendered_key(lua_State *L, int index)
+{
+    index = lua_absindex(L, index);
+    if (lua_type(L, index) == LUA_TSTRING) {
+        size_t len;
+        const char *key = lua_tolstring(L, index, &len);
+        int plain = len > 0 && !isdigit((unsigned char)key[0]);
+        for (size_t i = 0; i < len && plain; i++)
+            plain = isalnum((unsigned char)key[i]) || key[i] == '_';
+        if (plain) {
+            lua_pushvalue(L, index);
+            return;
+        }
+    }
+    lua_pushliteral(L, "[");
+    push_rendered(L, index, ERROR_DEPTH_SHOWN);
+    lua_pushliteral(L, "]");
+    lua_concat(L, 3);
+}
+
+/* Pushes the value at `index` written roughly as Lua source, keys in order, so an error
+ * raised with a table reads as what it holds. */
+static void push_rendered(lua_State *L, int index, int depth)
+{
+    index = lua_absindex(L, index);
+    switch (lua_type(L, index)) {
+    case LUA_TSTRING:
+        lua_pushfstring(L, "\"%s\"", lua_tostring(L, index));
+        return;
+    case LUA_TNUMBER:
+    case LUA_TBOOLEAN:
+    case LUA_TNIL:
+        luaL_tolstring(L, index, NULL);
+        return;
+    case LUA_TTABLE:
+        break;
+    default:
+        lua_pushfstring(L, "(a %s)", luaL_typename(L, index));
+        return;
+    }
+    if (depth >= ERROR_DEPTH_SHOWN) {
+        lua_pushliteral(L, "{...}");
+        return;
+    }
+    lua_newtable(L);
+    int parts = lua_gettop(L);
+    lua_Integer n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, index)) {
+        push_rendered_key(L, -2);
+        lua_pushliteral(L, " = ");
+        push_rendered(L, -3, depth + 1);
+        lua_concat(L, 3);
+        /* insertion sort by text: tables have no order, and a message must be stable */
+        lua_Integer at = ++n;
+        while (at > 1) {
+            lua_rawgeti(L, parts, at - 1);
+            int later = lua_compare(L, -2, -1, LUA_OPLT);
+            if (!later) {
+                lua_pop(L, 1);
+                break;
+            }
+            lua_rawseti(L, parts, at--);
+        }
+        lua_rawseti(L, parts, at);
+        lua_pop(L, 1); /* the value; the key stays for lua_next */
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addchar(&b, '{');
+    for (lua_Integer i = 1; i <= n && i <= ERROR_FIELDS_SHOWN; i++) {
+        if (i > 1)
+            luaL_addstring(&b, ", ");
+        lua_rawgeti(L, parts, i);
+        luaL_addvalue(&b);
+    }
+    if (n > ERROR_FIELDS_SHOWN)
+        luaL_addstring(&b, ", ...");
+    luaL_addchar(&b, '}');
+    luaL_pushresult(&b);
+    lua_remove(L, parts);
+}
+
+const char *cm_lua_error_text(lua_State *L, int index)
+{
+    index = lua_absindex(L, index);
+    int type = lua_type(L, index);
+    if (type == LUA_TSTRING || type == LUA_TNUMBER) {
+        lua_pushvalue(L, index);
+        return lua_tostring(L, -1);
+    }
+    if (luaL_callmeta(L, index, "__tostring")) {
+        if (lua_type(L, -1) == LUA_TSTRING)
+            return lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pushliteral(L, "error ");
+    push_rendered(L, index, 0);
+    lua_concat(L, 2);
+    return lua_tostring(L, -1);
+}
+
 /* The message handler: operator-facing errors pass through untouched; anything else gets
  * a traceback, as lua.c does. */
 static int traceback_handler(lua_State *L)
 {
     if (is_user_error(L, 1))
         return 1;
-    const char *message = lua_tostring(L, 1);
-    if (message == NULL) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-            message = lua_tostring(L, -1);
-        else
-            message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    }
+    const char *message = cm_lua_error_text(L, 1);
     luaL_traceback(L, L, message, 1);
     return 1;
 }
@@ -194,9 +298,8 @@ int cm_lua_report(lua_State *L, int status)
         lua_pop(L, 3);
         return code;
     }
-    const char *message = lua_tostring(L, -1);
-    fprintf(stderr, "cephmark: %s\n", message ? message : "(error object is not a string)");
-    lua_pop(L, 1);
+    fprintf(stderr, "cephmark: %s\n", cm_lua_error_text(L, -1));
+    lua_pop(L, 2);
     return CM_EXIT_USAGE;
 }
 

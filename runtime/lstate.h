@@ -21,6 +21,11 @@ void cm_lua_close(lua_State *L);
  * Returns a Lua status code; on error the error object is left on the stack. */
 int cm_lua_docall(lua_State *L, int nargs, int nresults);
 
+/* Pushes a readable message for the error object at `index`: a string or number as it is,
+ * a table through its __tostring, else its fields ("error {code = 5}"), and "error nil",
+ * "error true" for the other values error() accepts. */
+const char *cm_lua_error_text(lua_State *L, int index);
+
 /* Prints the error object on top of the stack and returns the exit code it stands for. */
 int cm_lua_report(lua_State *L, int status);
 

@@ -4,6 +4,7 @@
 #include "exitcode.h"
 #include "interrupt.h"
 #include "lstate.h"
+#include "units.h"
 
 #include <lualib.h>
 #include <rados/librados.h>
@@ -192,9 +193,10 @@ static int parse_run_args(lua_State *L, int argc, char **argv, const char **scri
         } else if ((value = option_value(argc, argv, &i, "-k", "--keyring", &missing))) {
             set_string_field(L, "keyring", value);
         } else if ((value = option_value(argc, argv, &i, NULL, "--timeout", &missing))) {
-            char *end;
-            double seconds = strtod(value, &end);
-            if (*end != '\0' || !(seconds > 0))
+            /* the duration parser: decimal only, so "abc", "0x10", "inf" and "1e309" fail */
+            double seconds = 0;
+            char reason[256];
+            if (cm_parse_duration(value, &seconds, reason, sizeof reason) < 0 || !(seconds > 0))
                 return usage_error("--timeout expects a positive number of seconds, got '%s'",
                                    value);
             lua_pushnumber(L, seconds);

@@ -2,6 +2,7 @@
 #include "units.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,63 @@ static const char *skip_space(const char *s)
     while (isspace((unsigned char)*s))
         s++;
     return s;
+}
+
+/* "0x10": strtod and strtoull would read it in base 16, and an operator who typed it may
+ * mean 16 or may have pasted the wrong thing; either way it is refused, never guessed. */
+static bool is_hex(const char *s)
+{
+    return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+/* The length of the decimal number at s: digits with an optional fraction, then an
+ * optional exponent; 0 if s does not start with one. strtod reads more (hex, "inf",
+ * "nan"), so callers compare its end with this one. */
+static size_t decimal_length(const char *s)
+{
+    size_t n = 0, digits = 0;
+    while (isdigit((unsigned char)s[n]))
+        n++, digits++;
+    if (s[n] == '.') {
+        n++;
+        while (isdigit((unsigned char)s[n]))
+            n++, digits++;
+    }
+    if (digits == 0)
+        return 0;
+    if (s[n] == 'e' || s[n] == 'E') {
+        size_t e = n + 1;
+        if (s[e] == '+' || s[e] == '-')
+            e++;
+        if (isdigit((unsigned char)s[e])) {
+            while (isdigit((unsigned char)s[e]))
+                e++;
+            n = e;
+        }
+    }
+    return n;
+}
+
+int cm_parse_number(const char *text, double *value, char *error, size_t error_size)
+{
+    const char *s = skip_space(text);
+    const char *digits = (*s == '+' || *s == '-') ? s + 1 : s;
+    if (is_hex(digits)) {
+        snprintf(error, error_size, "hexadecimal: write it in decimal");
+        return CM_NUMBER_HEX;
+    }
+    size_t length = decimal_length(digits);
+    if (length == 0 || *skip_space(digits + length) != '\0') {
+        snprintf(error, error_size, "not a number");
+        return CM_NUMBER_SYNTAX;
+    }
+    double result = strtod(s, NULL);
+    if (!isfinite(result)) {
+        snprintf(error, error_size, "out of range");
+        return CM_NUMBER_RANGE;
+    }
+    *value = result;
+    return 0;
 }
 
 int cm_parse_size(const char *text, uint64_t *bytes, char *error, size_t error_size)
@@ -34,6 +92,10 @@ int cm_parse_size(const char *text, uint64_t *bytes, char *error, size_t error_s
     if (!isdigit((unsigned char)*s)) {
         snprintf(error, error_size,
                  "size '%s' is not a number with an optional K, M, G or T suffix", text);
+        return -1;
+    }
+    if (is_hex(s)) {
+        snprintf(error, error_size, "size '%s' is hexadecimal: write it in decimal", text);
         return -1;
     }
     errno = 0;
@@ -83,18 +145,22 @@ int cm_parse_duration(const char *text, double *seconds, char *error, size_t err
         snprintf(error, error_size, "duration '%s' is negative", text);
         return -1;
     }
-    if (!isdigit((unsigned char)*s) && *s != '.') {
+    size_t length = decimal_length(s);
+    if (length == 0) {
         snprintf(error, error_size,
                  "duration '%s' is not a number with an optional s, ms, m or h suffix", text);
         return -1;
     }
-    char *end;
-    double value = strtod(s, &end);
-    if (end == s || !isfinite(value)) {
-        snprintf(error, error_size, "duration '%s' is not a number", text);
+    if (is_hex(s)) {
+        snprintf(error, error_size, "duration '%s' is hexadecimal: write it in decimal", text);
         return -1;
     }
-    const char *suffix = skip_space(end);
+    double value = strtod(s, NULL);
+    if (!isfinite(value)) {
+        snprintf(error, error_size, "duration '%s' is too long", text);
+        return -1;
+    }
+    const char *suffix = skip_space(s + length);
     size_t len = strlen(suffix);
     while (len > 0 && isspace((unsigned char)suffix[len - 1]))
         len--;

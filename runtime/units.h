@@ -10,8 +10,18 @@
  * 'X' (use K, M, G, T or P)"). Negative numbers and overflow are refused. */
 int cm_parse_size(const char *text, uint64_t *bytes, char *error, size_t error_size);
 
-/* 0 and *seconds set (>= 0), or -1 with a sentence in `error`. */
+/* 0 and *seconds set (>= 0), or -1 with a sentence in `error`. Decimal only: "0x10" and
+ * overflow ("1e309") are refused, like sizes. */
 int cm_parse_duration(const char *text, double *seconds, char *error, size_t error_size);
+
+/* Why cm_parse_number refused a text. */
+enum { CM_NUMBER_SYNTAX = -1, CM_NUMBER_HEX = -2, CM_NUMBER_RANGE = -3 };
+
+/* A plain decimal number ("12", "-0.5", "1e3"), surrounding spaces allowed: 0 and *value
+ * set, or one of the CM_NUMBER_* codes with the reason in `error` ("not a number",
+ * "hexadecimal: write it in decimal", "out of range"). Lua's tonumber and strtod also read
+ * hex, "inf", "nan" and let 1e309 become infinity; this refuses all of them. */
+int cm_parse_number(const char *text, double *value, char *error, size_t error_size);
 
 /* "4 KiB", "4 MiB", "1.5 GiB", "512 B": for messages and tables. */
 void cm_format_size(uint64_t bytes, char *out, size_t out_size);

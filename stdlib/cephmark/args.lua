@@ -49,16 +49,61 @@ function M.parse(command, argv, spec)
   return options, positionals
 end
 
+-- Numbers on the command line are decimal: "0x10", "1e309" (infinity), "inf" and "nan",
+-- which Lua's tonumber would take, are refused, each with why.
+local function why_not(reason)
+  if reason == nil or reason == "not a number" then return "" end
+  return " (" .. reason .. ")"
+end
+
 -- integer(command, name, text, min, max) -> integer, or a one-line error
 function M.integer(command, name, text, min, max)
-  local value = math.tointeger(tonumber(text))
+  text = tostring(text)
+  local value, reason
+  if text:match("^%s*[+-]?%d+%s*$") then
+    value = math.tointeger(tonumber(text)) -- exact; too many digits become a float: refused
+    if value == nil then reason = "out of range" end
+  else
+    local number
+    number, reason = sys.parse_number(text)
+    value = number and math.tointeger(number)
+  end
   if value == nil then
-    sys.fail(string.format("%s: %s must be an integer, got '%s'", command, name, tostring(text)))
+    sys.fail(string.format("%s: %s must be an integer, got '%s'%s", command, name, text, why_not(reason)))
   end
   if (min and value < min) or (max and value > max) then
     sys.fail(string.format("%s: %s must be between %d and %d, got %d", command, name, min, max,
       value))
   end
+  return value
+end
+
+-- number(command, name, text, what) -> a finite number > 0, or a one-line error naming
+-- what it counts ("ops/s"): for rates, where 0 or less means nothing.
+function M.positive_number(command, name, text, what)
+  local value, reason = sys.parse_number(tostring(text))
+  if not value or value <= 0 then
+    sys.fail(string.format("%s: %s must be a positive number of %s, got '%s'%s", command, name, what,
+      tostring(text), why_not(reason)))
+  end
+  return value
+end
+
+-- seconds(command, name, text) -> seconds > 0, for timeouts: a number of seconds or a
+-- duration ("30", "1.5", "500ms", "2m"); 0 would wait for nothing, so it is refused.
+function M.seconds(command, name, text)
+  local value = sys.parse_duration(tostring(text))
+  if not value or value <= 0 then
+    sys.fail(string.format("%s: %s expects a positive number of seconds, got '%s'", command, name,
+      tostring(text)))
+  end
+  return value
+end
+
+-- duration(command, name, text) -> seconds >= 0 ("10", "500ms", "2m"), or a one-line error
+function M.duration(command, name, text)
+  local value, err = sys.parse_duration(tostring(text))
+  if not value then sys.fail(string.format("%s: %s: %s", command, name, err)) end
   return value
 end
 

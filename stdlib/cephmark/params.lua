@@ -81,10 +81,23 @@ end
 -- The kinds: parse(param, value) -> typed value | nil, message; format(param, value) -> text.
 local kinds = {}
 
+-- A number from a param value: a finite Lua number, or decimal text. Lua's tonumber would
+-- also read "0x10", and "1e309" as infinity; those come back as nil and the reason.
 local function number_from(value)
-  if type(value) == "number" then return value end
-  if type(value) == "string" then return tonumber(trim(value)) end
-  return nil
+  if type(value) == "number" then
+    if value ~= value or value == math.huge or value == -math.huge then return nil, "out of range" end
+    return value
+  end
+  if type(value) ~= "string" then return nil end
+  local text = trim(value)
+  if text:match("^[+-]?%d+$") then return tonumber(text) end -- exact for integers that fit
+  local n, reason = sys.parse_number(text)
+  if n then return n end
+  return nil, reason ~= "not a number" and reason or nil
+end
+
+local function because(reason)
+  return reason and (" (" .. reason .. ")") or ""
 end
 
 local function check_bounds(param, value, shown)
@@ -100,9 +113,9 @@ end
 
 kinds.integer = {
   parse = function(param, value)
-    local n = number_from(value)
+    local n, reason = number_from(value)
     local integer = n and math.tointeger(n)
-    if not integer then return nil, "expected an integer, got " .. show(value) end
+    if not integer then return nil, "expected an integer, got " .. show(value) .. because(reason) end
     return check_bounds(param, integer)
   end,
   format = function(_, value) return tostring(value) end,
@@ -110,8 +123,8 @@ kinds.integer = {
 
 kinds.number = {
   parse = function(param, value)
-    local n = number_from(value)
-    if not n or n ~= n then return nil, "expected a number, got " .. show(value) end
+    local n, reason = number_from(value)
+    if not n then return nil, "expected a number, got " .. show(value) .. because(reason) end
     return check_bounds(param, n)
   end,
   format = function(_, value) return string.format("%g", value) end,
@@ -144,6 +157,8 @@ kinds.duration = {
     end
     local seconds, err = sys.parse_duration(type(value) == "string" and trim(value) or value)
     if not seconds then return nil, err end
+    if seconds == math.huge then return nil, "duration " .. show(value) .. " is too long" end
+    if seconds == 0 and param.positive then return nil, "must be more than 0s, got 0s" end
     return check_bounds(param, seconds, M.format_duration(seconds))
   end,
   format = function(_, value) return M.format_duration(value) end,
@@ -290,6 +305,14 @@ local function make(kind, site, default, description, options)
       end
       param[bound] = value
     end
+  end
+  -- A duration is a length of time: 0 would be a phase of nothing or a timeout that waits
+  -- for nothing, and a bench given seconds = 0 would run its default length instead. So 0
+  -- is refused, unless the param declares a min (min = 0: zero means something, e.g. no
+  -- warm-up) or defaults to 0 itself.
+  if kind == "duration" and param.min == nil then
+    local zero_default = default ~= nil and kinds.duration.parse({ kind = kind }, default) == 0
+    param.positive = not zero_default
   end
   return param
 end

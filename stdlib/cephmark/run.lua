@@ -63,6 +63,16 @@ function M.main(opts)
   if opts.control_pool and not opts.agents then
     sys.fail("--control-pool goes with --agents")
   end
+  -- digits are a count; "0x2", "1e3", "2.5" (which Lua's tonumber would read) are neither
+  -- a count nor a list of names
+  if opts.agents then
+    local digits = opts.agents:match("^%d+$")
+    local count = digits and math.tointeger(tonumber(opts.agents))
+    if (digits and not (count and count >= 1)) or (not digits and tonumber(opts.agents) ~= nil) then
+      sys.fail("--agents expects a positive number of agents (in decimal) or a list of agent names, got '"
+        .. opts.agents .. "'")
+    end
+  end
   package.loaded["cephmark.context"] = context
   if context.agents then
     -- a plain script would do its I/O here, on this host: refuse before it connects

@@ -542,7 +542,7 @@ function Run:execute()
     if after then after(self, self.p) end
   end, function(e)
     if is_operator_error(e) then return e end
-    return debug.traceback(tostring(e), 2)
+    return debug.traceback(error_message(e), 2)
   end)
   return self:finish(ok, err)
 end

@@ -51,6 +51,18 @@ printf '%s{name="x", run=5}\n' "$scenario" >"$W/n13.lua"
 printf '%s{name="x", params={t=require("cephmark").integer("a")}, run=function() end}\n' "$scenario" >"$W/n14.lua"
 printf '%s{name="x", hooks={on_phase=print}, run=function() end}\n' "$scenario" >"$W/n15.lua"
 printf '%s{name="x", colour="red", run=function() end}\n' "$scenario" >"$W/n16.lua"
+printf '%s{name="x", params={r=require("cephmark").number(1e309)}, run=function() end}\n' "$scenario" >"$W/n17.lua"
+printf '%s{seconds=0}\n' "$null" >"$W/n18.lua"
+printf '%s{threads="0x10", ops=1}\n' "$null" >"$W/n19.lua"
+printf 'ratio: .inf\n' >"$W/y11.yaml"
+printf 'seconds: 0\n' >"$W/y12.yaml"
+# errors raised with a value that is not a string: in a plain script, in a scenario's run
+printf 'error({code = 5})\n' >"$W/e1.lua"
+printf '%s{name="x", run=function() error({code = 5, detail = {pool = "p"}}) end}\n' "$scenario" >"$W/e2.lua"
+printf 'error(nil)\n' >"$W/e3.lua"
+# a results folder whose per-second series entries are numbers
+mkdir "$W/numbers"
+printf '{"command": "rados-bench", "result": {"op": "write", "ops": 3, "series": [1, 2, 3]}}\n' >"$W/numbers/results.json"
 
 . "$CEPHMARK_SOURCE_DIR/tests/lib/bad_input_table.sh"
 run_table "$CEPHMARK_SOURCE_DIR/tests/cli/bad_input_table.txt"

@@ -50,6 +50,19 @@ if ! grep -q '<svg class="chart" data-kind="line" data-points="[1-9]' "$work/goo
   echo "FAIL: $work/good/report.html has no chart with data points"
 fi
 
+# a results document whose series entries are numbers, not per-second tables
+mkdir "$work/numbers"
+sed 's/"series": \[.*\]}}$/"series": [1, 2, 3]}}/' "$work/good/results.json" >"$work/numbers/results.json"
+run_cli 2 report "$work/numbers"
+expect_stderr_line "cephmark: report: $work/numbers/results.json is not a cephmark results document: result.series[1] is a number, expected a table (one per second)"
+expect_stderr_lines 1
+mkdir "$work/phases"
+printf '{"phases": [{"name": "write", "result": {"ops": 1, "lat": {"percentiles": [5]}}, "series": []}]}\n' \
+  >"$work/phases/results.json"
+run_cli 2 report "$work/phases"
+expect_stderr_line "cephmark: report: $work/phases/results.json is not a cephmark results document: phases[1].result.lat.percentiles[1] is a number, expected a table {p, value}"
+expect_stderr_lines 1
+
 run_cli 0 report "$work/good" "$work/good" -o "$work/both.html" --title "before and after"
 expect_stdout "^report: $work/both.html$"
 checks=$((checks + 1))

@@ -1,5 +1,6 @@
-/* libFuzzer target for the size and duration parsers (runtime/units.c): any byte string
- * either parses or is refused with a message, and what parses reads back the same. */
+/* libFuzzer target for the size, duration and number parsers (runtime/units.c): any byte
+ * string either parses or is refused with a message, what parses reads back the same, and
+ * no parser lets a value become infinite or NaN. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +43,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!(seconds >= 0) || isinf(seconds))
             abort();
     } else if (error[0] == '\0') {
+        abort();
+    }
+
+    double number = 0;
+    error[0] = '\0';
+    int rc = cm_parse_number(text, &number, error, sizeof error);
+    if (rc == 0) {
+        if (!isfinite(number))
+            abort();
+    } else if (error[0] == '\0' ||
+               (rc != CM_NUMBER_SYNTAX && rc != CM_NUMBER_HEX && rc != CM_NUMBER_RANGE)) {
         abort();
     }
     return 0;

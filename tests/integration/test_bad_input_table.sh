@@ -1,7 +1,9 @@
 # Bad input against the real local cluster, as one table (bad_input_cluster_table.txt):
 # pools, images and containers that do not exist, sizes and thread counts out of range,
-# k+m and size beyond the cluster, objects above osd_max_object_size, a missing keyring and
+# k+m and size beyond the cluster, a size-1 pool the mon does not allow, objects above
+# osd_max_object_size, a 0 s phase, a results folder that is a file, a missing keyring and
 # an unreadable one (as an unprivileged user: root reads any file), an unreachable gateway.
+# The cluster's config is the same afterwards (cephmark never allows size 1 itself).
 # Each gives its exact one-line message and exit code (tests/lib/bad_input_table.sh).
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
@@ -15,6 +17,10 @@ ceph osd pool create "$pool" 8 >/dev/null 2>&1
 scenario='return require("cephmark").scenario'
 printf '%s{name="bi-ec", pools={a={type="erasure", k=8, m=4}}, run=function(s) end}\n' "$scenario" >"$W/ec.lua"
 printf '%s{name="bi-size", pools={a={type="replicated", size=5}}, run=function(s) end}\n' "$scenario" >"$W/size.lua"
+printf '%s{name="bi-size1", pools={a={type="replicated", size=1}}, run=function(s) end}\n' "$scenario" >"$W/size1.lua"
+printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("%s"))\np:bench{op="write", seconds=0}\n' "$pool" >"$W/zero.lua"
+printf 'an operator file\n' >"$W/afile"
+config_before=$(ceph config dump 2>/dev/null | md5sum)
 printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("%s"))\np:bench{op="write", seconds=1, block_size="200M"}\n' "$pool" >"$W/big.lua"
 printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("cephmark-no-such-pool"))\n' >"$W/nopool.lua"
 printf 'require("cephmark.connection").connect()\n' >"$W/connect.lua"
@@ -38,6 +44,17 @@ if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
   expect_stderr_line "cephmark: cannot connect to the cluster as client.admin using $W/unreadable.conf: Permission denied"
   expect_stderr_lines 1
   cases=$((cases + 1))
+fi
+# nothing changed the cluster's config (size 1 stays refused), and W/afile is as it was
+checks=$((checks + 1))
+if [ "$(ceph config dump 2>/dev/null | md5sum)" != "$config_before" ]; then
+  failures=$((failures + 1)); echo "FAIL: the cluster's config changed"; ceph config dump | sed 's/^/  /'
+fi
+checks=$((checks + 1))
+[ "$(cat "$W/afile")" = "an operator file" ] || { failures=$((failures + 1)); echo "FAIL: $W/afile changed"; }
+checks=$((checks + 1))
+if ceph osd pool ls | grep -q '^cephmark-bi-'; then
+  failures=$((failures + 1)); echo "FAIL: a refused pool was left behind"
 fi
 echo "test_bad_input_table.sh: $cases cases"
 finish

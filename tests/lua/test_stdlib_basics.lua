@@ -1,5 +1,5 @@
--- Stdlib basics without a cluster: size and duration parsing, the JSON module, the
--- command-line parser, and atomic file writes.
+-- Stdlib basics without a cluster: size, duration and number parsing, the JSON module, the
+-- command-line parser, atomic file writes, and how an error that is not a string reads.
 local sys = require "cephmark.sys"
 local json = require "cephmark.json"
 local t = require "cephmark.test"
@@ -24,6 +24,24 @@ t.eq(sys.parse_duration("1h"), 3600, "1h")
 t.eq(sys.parse_duration("-3"), nil, "negative duration refused")
 t.eq(select(2, sys.parse_duration("10 parsecs")), "duration '10 parsecs' has an unknown unit 'parsecs' (use s, ms, m or h)", "bad unit")
 t.eq(sys.format_size(4194304), "4 MiB", "format 4 MiB")
+-- decimal only: what Lua's tonumber and strtod read besides (hex, inf, nan, overflow to
+-- infinity) is refused, each saying why
+t.eq(select(2, sys.parse_size("0x10")), "size '0x10' is hexadecimal: write it in decimal", "hex size")
+t.eq(select(2, sys.parse_duration("0x10")), "duration '0x10' is hexadecimal: write it in decimal", "hex duration")
+t.eq(select(2, sys.parse_duration("1e309")), "duration '1e309' is too long", "a duration that overflows")
+t.eq(select(2, sys.parse_duration("inf")), "duration 'inf' is not a number with an optional s, ms, m or h suffix", "inf")
+t.eq(sys.parse_duration("1.5e3ms"), 1.5, "an exponent is decimal")
+t.eq(sys.parse_number(" -2.5e3 "), -2500.0, "a decimal number")
+t.eq(sys.parse_number(".5"), 0.5, "no leading digit")
+t.eq(sys.parse_number(7), 7, "numbers pass through")
+for text, why in pairs { ["0x10"] = "hexadecimal: write it in decimal", ["-0X1p4"] = "hexadecimal: write it in decimal",
+  ["1e309"] = "out of range", ["-1e309"] = "out of range", inf = "not a number", nan = "not a number",
+  [""] = "not a number", ["1e"] = "not a number", ["5 5"] = "not a number", ["."] = "not a number" } do
+  local value, err = sys.parse_number(text)
+  t.eq(value, nil, "number '" .. text .. "' is refused")
+  t.eq(err, why, "number '" .. text .. "': why")
+end
+t.eq(select(2, sys.parse_number(math.huge)), "out of range", "an infinite Lua number")
 
 local doc = json.decode('{"a": [1, 2.5, null, "x"], "b": {}}')
 t.eq(doc.a[1], 1, "json int")
@@ -40,6 +58,19 @@ t.eq(o.no_cleanup, true, "flag")
 t.eq(p[1] .. " " .. p[2], "10 write", "positionals")
 t.raises(function() args.parse("x", { "--bogus" }, {}) end, "x: unknown option '--bogus'", "unknown option")
 t.raises(function() args.parse("x", { "-t" }, { ["-t"] = { key = "t", value = true } }) end, "option -t needs a value", "missing value")
+t.eq(args.integer("x", "-t", "16", 1, 64), 16, "an integer")
+t.eq(args.integer("x", "-t", "9007199254740993", 1), 9007199254740993, "exact beyond a double's 53 bits")
+t.raises(function() args.integer("x", "-t", "0x10", 1, 64) end, "x: -t must be an integer, got '0x10' (hexadecimal: write it in decimal)", "hex integer")
+t.raises(function() args.integer("x", "-t", "99999999999999999999", 1) end, "x: -t must be an integer, got '99999999999999999999' (out of range)", "too many digits")
+t.raises(function() args.integer("x", "-t", "2.5", 1, 64) end, "x: -t must be an integer, got '2.5'", "a fraction")
+t.eq(args.seconds("x", "--timeout", "1.5"), 1.5, "seconds")
+t.eq(args.seconds("x", "--timeout", "500ms"), 0.5, "seconds with a unit")
+for _, bad in ipairs { "0", "0s", "-1", "abc", "0x10", "1e309", "inf", "nan" } do
+  t.raises(function() args.seconds("x", "--timeout", bad) end,
+    "x: --timeout expects a positive number of seconds, got '" .. bad .. "'", "timeout " .. bad)
+end
+t.raises(function() args.positive_number("x", "--rate", "0", "ops/s") end,
+  "x: --rate must be a positive number of ops/s, got '0'", "a rate of 0")
 
 local dir = os.tmpname()
 os.remove(dir)
@@ -47,6 +78,15 @@ assert(sys.mkdir(dir .. "/a/b"))
 assert(sys.write_file(dir .. "/a/b/f", "content"))
 t.eq(sys.read_file(dir .. "/a/b/f"), "content", "atomic write then read")
 t.eq(#sys.list_dir(dir .. "/a/b"), 1, "no temporary file left")
+
 assert(sys.remove_tree(dir))
 t.eq(sys.stat(dir), nil, "tree removed")
+
+-- errors raised with a value that is not a string read as what they hold
+t.eq(sys.error_info({ code = 5 }), "error {code = 5}", "a table's fields")
+t.eq(sys.error_info({ b = { c = "x" }, a = 1, [2] = true }), 'error {[2] = true, a = 1, b = {c = "x"}}', "sorted, nested")
+t.eq(sys.error_info(nil), "error nil", "nil")
+t.eq(sys.error_info(false), "error false", "a boolean")
+t.eq(sys.error_info(setmetatable({}, { __tostring = function() return "mine" end })), "mine", "__tostring wins")
+t.eq(sys.error_info("text"), "text", "a string as it is")
 return t.done()

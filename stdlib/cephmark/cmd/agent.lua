@@ -221,7 +221,7 @@ function M.main(argv)
     sys.fail(string.format("%s: --name must be letters, digits, '.', '_' or '-' (at most 64), got '%s'", command, name))
   end
   connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
-    timeout = opts.timeout and tonumber(opts.timeout) }
+    timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout) }
   local cluster <close> = connection.connect()
   local pool <close> = distributed.open_pool(cluster, opts.control_pool)
   local registry = distributed.registry(pool) or {}

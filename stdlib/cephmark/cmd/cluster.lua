@@ -208,7 +208,7 @@ local function command_up(options)
   end
   local timeout
   if options.timeout then
-    timeout = tonumber(options.timeout)
+    timeout = sys.parse_duration(options.timeout)
     if not timeout or timeout <= 0 then
       usage_error("up", "--timeout expects a positive number of seconds, got '%s'", options.timeout)
     end
@@ -358,7 +358,7 @@ local function command_kill(options)
 end
 
 local function command_restart(options)
-  local timeout = options.timeout and tonumber(options.timeout)
+  local timeout = options.timeout and sys.parse_duration(options.timeout)
   if options.timeout and (not timeout or timeout <= 0) then
     usage_error("restart", "--timeout expects a positive number of seconds, got '%s'", options.timeout)
   end

@@ -84,15 +84,13 @@ function M.main(argv)
     fail(string.format("unknown format '%s' (expected json or plain)", opts.format))
   end
   local threads = args.integer(command, "-t", opts.threads or "16", 1, 65536)
-  local rate
-  if opts.rate then
-    rate = tonumber(opts.rate)
-    if not rate or rate <= 0 then fail("--rate must be a positive number of ops/s, got '" .. opts.rate .. "'") end
-  end
+  local rate = opts.rate and args.positive_number(command, "--rate", opts.rate, "ops/s")
+  local warmup = opts.warmup and args.duration(command, "--warmup", opts.warmup)
+  local max_objects = opts.max_objects and args.integer(command, "--max-objects", opts.max_objects, 0, math.maxinteger)
   local json_output = opts.format == "json"
 
   connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
-    timeout = opts.timeout and tonumber(opts.timeout) }
+    timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout) }
   local cluster <close> = connection.connect()
   local pool, err = cluster:pool(opts.pool)
   if not pool then fail(err) end
@@ -113,13 +111,10 @@ function M.main(argv)
     op = mode, seconds = seconds, threads = threads, rate = rate,
     block_size = block_size, object_size = object_size,
     run_name = opts.run_name, verify = not opts.no_verify, hints = not opts.no_hints,
-    warmup = opts.warmup,
+    warmup = warmup,
     prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid()),
   }
-  if mode == "write" and opts.max_objects then
-    bench.ops = args.integer(command, "--max-objects", opts.max_objects, 0, math.maxinteger)
-    if bench.ops == 0 then bench.ops = nil end
-  end
+  if mode == "write" and max_objects and max_objects > 0 then bench.ops = max_objects end
   if mode == "seq" then bench.seconds = seconds end
 
   local printer = report.new { json = json_output, mode = mode }

@@ -48,7 +48,7 @@ function M.main(argv)
   end
   local threads = args.integer(command, "-t", opts.threads or "256", 1, 65536)
   connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
-    timeout = opts.timeout and tonumber(opts.timeout) }
+    timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout) }
   local cluster <close> = connection.connect()
   local pool <close>, err = cluster:pool(opts.pool)
   if not pool then sys.fail(command .. ": " .. err) end

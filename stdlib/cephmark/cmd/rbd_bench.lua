@@ -163,13 +163,7 @@ local function parse(argv)
   if opts.format and opts.format ~= "json" and opts.format ~= "plain" then
     fail(string.format("unknown format '%s' (expected json or plain)", opts.format))
   end
-  local timeout
-  if opts.timeout then
-    timeout = tonumber(opts.timeout)
-    if not timeout or timeout <= 0 then
-      fail("--timeout must be a positive number of seconds, got '" .. opts.timeout .. "'")
-    end
-  end
+  local timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout)
   return {
     pool = pool, image = image, io_type = io_type, io_size = io_size, threads = threads,
     bytes = io_total, pattern = pattern, rw_mix_read = io_type == "readwrite" and rw_mix_read or nil,

@@ -165,14 +165,12 @@ local function parse(argv)
     output = opts.output,
     auth = conf.auth, user = conf.user, key = conf.key, url = conf.url,
   }
-  local timeout = tonumber(conf.timeout)
-  if not timeout or timeout <= 0 then fail("timeout must be a positive number of seconds, got '" .. tostring(conf.timeout) .. "'") end
-  o.timeout = timeout
+  o.timeout = args.seconds(command, "timeout", conf.timeout)
   if o.transport ~= "auto" and o.transport ~= "native" and o.transport ~= "curl" then
     fail("--transport must be auto, native or curl, got '" .. o.transport .. "'")
   end
-  local delay = tonumber(conf.delay)
-  if not delay or delay < 0 then fail("delay must be a number of seconds, got '" .. tostring(conf.delay) .. "'") end
+  local delay = sys.parse_duration(tostring(conf.delay))
+  if not delay then fail("delay must be a number of seconds, got '" .. tostring(conf.delay) .. "'") end
   o.delay = delay
 
   -- sizes: swift-bench uses lower..upper when they differ, else object_size; -l LOW makes

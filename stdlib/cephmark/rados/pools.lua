@@ -56,6 +56,21 @@ local function pool_set(cluster, name, var, value)
   return command(cluster, { prefix = "osd pool set", pool = name, var = var, val = tostring(value) })
 end
 
+-- Size 1 keeps a single copy. The mon refuses it unless the operator has set
+-- mon_allow_pool_size_one (cephmark never sets it: that is the operator's decision), and then
+-- still wants yes_i_really_mean_it, which a pool spec saying size = 1 does mean.
+local function set_size_one(cluster, name)
+  local ok, err, code = command(cluster, { prefix = "osd pool set", pool = name, var = "size", val = "1",
+    yes_i_really_mean_it = true })
+  if not ok and code == -1 then
+    return nil, string.format("pool '%s': size 1 is refused by the cluster: it allows one-copy pools only "
+      .. "with mon_allow_pool_size_one = true (`ceph config set global mon_allow_pool_size_one true`), "
+      .. "which cephmark does not set; use size 2 or more, or set it yourself (Ceph said: %s)", name,
+      tostring(err)), code
+  end
+  return ok, err, code
+end
+
 return function(methods)
   -- cluster:osd_count() -> number of OSDs up, number in
   function methods:osd_count()
@@ -116,7 +131,11 @@ return function(methods)
       create.pool_type = "replicated"
       local ok, cerr, ccode = command(self, create)
       if not ok then return nil, cerr, ccode end
-      ok, cerr, ccode = pool_set(self, name, "size", size)
+      if size == 1 then
+        ok, cerr, ccode = set_size_one(self, name)
+      else
+        ok, cerr, ccode = pool_set(self, name, "size", size)
+      end
       if ok then ok, cerr, ccode = pool_set(self, name, "min_size", min_size) end
       if not ok then
         self:pool_delete(name)

@@ -19,9 +19,111 @@ local function is_array(t) return type(t) == "table" and (t[1] ~= nil or next(t)
 
 local function num(v) return type(v) == "number" and v or nil end
 
+-- The shape of what the report reads from a document, checked before anything is drawn, so
+-- a hand-edited or foreign results.json is refused with where it goes wrong
+-- ("phases[1].series[2] is a number, expected a table") instead of failing mid-report.
+-- Only types are checked: a missing field is fine, the report shows what there is.
+local function kind(v)
+  if v == nil then return "missing" end
+  if type(v) == "table" then return is_array(v) and "a list" or "a table" end
+  return "a " .. type(v)
+end
+
+local function expect(v, where, wanted, ...)
+  if v == nil then return nil end
+  local t = type(v)
+  for i = 1, select("#", ...) do
+    if t == select(i, ...) then return nil end
+  end
+  return string.format("%s is %s, expected %s", where, kind(v), wanted)
+end
+
+local function expect_list(v, where, wanted_item, check_item)
+  if v == nil then return nil end
+  if type(v) ~= "table" or not is_array(v) then
+    return string.format("%s is %s, expected a list", where, kind(v))
+  end
+  for i, item in ipairs(v) do
+    local why = check_item(item, string.format("%s[%d]", where, i), wanted_item)
+    if why then return why end
+  end
+  return nil
+end
+
+local function table_item(item, where, wanted) return expect(item, where, wanted, "table") end
+local function text_item(item, where) return expect(item, where, "a string", "string", "number") end
+
+local function check_result(result, where)
+  local why = expect(result, where, "a table", "table")
+  if why or result == nil then return why end
+  why = expect(result.lat, where .. ".lat", "a table", "table")
+  if why or type(result.lat) ~= "table" then return why end
+  return expect_list(result.lat.percentiles, where .. ".lat.percentiles", "a table {p, value}", table_item)
+end
+
+local function check_shape(doc)
+  local label_fields = { "command", "mode", "pool", "image", "status" }
+  for _, key in ipairs(label_fields) do
+    local why = text_item(doc[key], key)
+    if why then return why end
+  end
+  local why = expect(doc.scenario, "scenario", "a table", "table") or
+    expect(doc.cluster, "cluster", "a table", "table") or
+    expect_list(doc.pools, "pools", "a table", table_item) or
+    expect_list(doc.comparisons, "comparisons", "a table", table_item) or
+    expect_list(doc.sweeps, "sweeps", "a table", table_item)
+  if why then return why end
+  for i, pool in ipairs(doc.pools or {}) do
+    why = expect(pool.spec, string.format("pools[%d].spec", i), "a table", "table")
+    if why then return why end
+  end
+  for i, comparison in ipairs(doc.comparisons or {}) do
+    local where = string.format("comparisons[%d]", i)
+    why = text_item(comparison.by, where .. ".by") or
+      expect_list(comparison.metrics, where .. ".metrics", "a string", text_item) or
+      expect_list(comparison.rows, where .. ".rows", "a table", table_item)
+    if why then return why end
+    for j, row in ipairs(comparison.rows or {}) do
+      if row.phase == nil then return string.format("%s.rows[%d].phase is missing", where, j) end
+      why = expect(row.values, string.format("%s.rows[%d].values", where, j), "a table", "table")
+      if why then return why end
+    end
+  end
+  for i, sweep in ipairs(doc.sweeps or {}) do
+    local where = string.format("sweeps[%d]", i)
+    why = expect_list(sweep.dimensions, where .. ".dimensions", "a string", text_item) or
+      expect_list(sweep.points, where .. ".points", "a table", table_item)
+    if why then return why end
+    for j, point in ipairs(sweep.points or {}) do
+      why = expect(point.coordinates, string.format("%s.points[%d].coordinates", where, j), "a table", "table")
+      if why then return why end
+    end
+  end
+  if doc.phases ~= nil then
+    why = expect_list(doc.phases, "phases", "a table", table_item)
+    if why then return why end
+    for i, phase in ipairs(doc.phases) do
+      local where = string.format("phases[%d]", i)
+      why = text_item(phase.name, where .. ".name") or text_item(phase.op, where .. ".op") or
+        text_item(phase.label, where .. ".label") or text_item(phase.status, where .. ".status") or
+        expect(phase.index, where .. ".index", "a number", "number") or
+        expect(phase.variant, where .. ".variant", "a table", "table") or
+        check_result(phase.result, where .. ".result") or
+        expect_list(phase.series, where .. ".series", "a table (one per second)", table_item)
+      if why then return why end
+    end
+  elseif type(doc.result) == "table" then
+    return check_result(doc.result, "result") or
+      expect_list(doc.result.series, "result.series", "a table (one per second)", table_item)
+  end
+  return nil
+end
+
 -- A results document as the report sees it: scenario runs have phases already; the
 -- drop-in commands (rados-bench -o, rbd-bench -o) hold one result, made into one phase.
 function M.normalize(doc, dir)
+  local shape_error = check_shape(doc)
+  if shape_error then return nil, shape_error end
   local run = { dir = dir, doc = doc }
   if type(doc.phases) == "table" then
     run.title = (doc.scenario and doc.scenario.name) or "scenario"
