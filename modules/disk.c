@@ -44,8 +44,9 @@ static void set_string(lua_State *L, const char *key, const char *value)
 
 /* disk.bench{path=, io_type="read"|"write", pattern="seq"|"rand", block_size=, size=,
  *   direct=true, engine="auto"|"io_uring"|"sync", sync="none"|"fsync"|"fdatasync",
- *   sync_when="end"|"op", allow_block_device=false, remove=false, threads=1, seconds=,
- *   count= (or ops=), bytes=, rate=, warmup=, seed=, huge_pages=true, on_second=}
+ *   sync_when="end"|"op", allow_block_device=false, overwrite=false, remove=false,
+ *   threads=1, seconds=, count= (or ops=), bytes=, rate=, warmup=, seed=, huge_pages=true,
+ *   on_second=}
  *   -> result table */
 static int disk_bench(lua_State *L)
 {
@@ -54,21 +55,10 @@ static int disk_bench(lua_State *L)
     static const char *const engines[] = {"auto", "io_uring", "sync", NULL};
     static const char *const syncs[] = {"none", "fsync", "fdatasync", NULL};
     static const char *const sync_whens[] = {"end", "op", NULL};
-    static const char *const own[] = {"allow_block_device",
-                                      "block_size",
-                                      "count",
-                                      "direct",
-                                      "engine",
-                                      "huge_pages",
-                                      "io_type",
-                                      "path",
-                                      "pattern",
-                                      "remove",
-                                      "seed",
-                                      "size",
-                                      "sync",
-                                      "sync_when",
-                                      NULL};
+    static const char *const own[] = {
+        "allow_block_device", "block_size", "count",   "direct", "engine", "huge_pages", "io_type",
+        "overwrite",          "path",       "pattern", "remove", "seed",   "size",       "sync",
+        "sync_when",          NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     cm_lua_check_options(L, 1, "disk.bench", own, true);
@@ -94,6 +84,7 @@ static int disk_bench(lua_State *L)
     options.sync_each =
         cm_lua_opt_choice(L, 1, "sync_when", sync_whens, 0, "end or op", "disk.bench") == 1;
     options.allow_block_device = cm_lua_opt_bool(L, 1, "allow_block_device", 0, "disk.bench");
+    options.overwrite = cm_lua_opt_bool(L, 1, "overwrite", 0, "disk.bench");
     int remove_after = cm_lua_opt_bool(L, 1, "remove", 0, "disk.bench");
     options.seed = (uint64_t)cm_lua_opt_integer(L, 1, "seed", 0, 0, INT64_MAX, "disk.bench");
     options.huge_pages = cm_lua_opt_bool(L, 1, "huge_pages", 1, "disk.bench");

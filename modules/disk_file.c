@@ -235,6 +235,25 @@ static int open_path(struct cm_disk *disk, char *error, size_t error_size)
     }
     /* a read of a file shorter than the region lays it out first, which needs writing */
     bool lay_out_first = !exists || (!disk->block_device && o->size > (uint64_t)st.st_size);
+    /* a file that was there before is the operator's: its contents are only replaced when
+     * asked, and before anything is written to it */
+    if (exists && !disk->block_device && !o->overwrite) {
+        char have[32];
+        if (o->write)
+            return fail(error, error_size, -EEXIST,
+                        "refusing to write to %s: it is an existing file this run did not "
+                        "create; say so explicitly with overwrite = true (its contents are "
+                        "replaced)",
+                        o->path);
+        if (lay_out_first) {
+            cm_format_size((uint64_t)st.st_size, have, sizeof have);
+            return fail(error, error_size, -EEXIST,
+                        "refusing to lay out %s for reading: it is an existing file of %s, "
+                        "shorter than the region, that this run did not create; give a size of "
+                        "at most %s, or overwrite = true to extend it",
+                        o->path, have, have);
+        }
+    }
     int flags = O_CLOEXEC | (o->write || lay_out_first ? O_RDWR : O_RDONLY);
     if (disk->block_device) {
         char where[2048];
@@ -250,14 +269,18 @@ static int open_path(struct cm_disk *disk, char *error, size_t error_size)
                         o->path, where);
         if (o->write)
             flags |= O_EXCL; /* the kernel refuses it while a filesystem, swap or dm holds it */
-    } else {
-        flags |= O_CREAT;
+    } else if (!exists) {
+        flags |= O_CREAT | O_EXCL;
     }
     if (o->direct)
         flags |= O_DIRECT;
     disk->fd = open(o->path, flags, 0644);
     if (disk->fd < 0) {
         int e = errno;
+        if (e == EEXIST)
+            return fail(error, error_size, -EEXIST,
+                        "refusing to write to %s: it appeared while this run was creating it",
+                        o->path);
         if (!exists)
             unlink(o->path); /* O_CREAT made it before O_DIRECT was refused */
         if (e == EINVAL && o->direct)

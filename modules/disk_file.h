@@ -38,6 +38,7 @@ struct cm_disk_options {
     enum cm_disk_sync sync;  /* after writes: none, fsync or fdatasync */
     bool sync_each;          /* after every write (else once at the end, by cm_disk_sync_end) */
     bool allow_block_device; /* writes to a block device must be asked for */
+    bool overwrite;          /* and so must writes to a regular file that existed before */
     unsigned depth;
     uint64_t seed;   /* random offsets; 0: from the clock */
     bool huge_pages; /* buffers on transparent huge pages where the kernel gives them */
@@ -68,6 +69,8 @@ extern const struct cm_target_ops cm_disk_ops;
 
 /* Opens the path and prepares a run: checks it is a file or block device, refuses writes
  * to block devices unless allowed and to mounted (or otherwise claimed) ones always,
+ * refuses to write to (or lay out) a regular file it did not create unless overwrite,
+ * creates a missing file exclusively (never truncating one that appears meanwhile),
  * checks O_DIRECT support and block alignment, sizes the region (a write's file is
  * preallocated, a read's is laid out with data first when it is shorter than the region),
  * and sets up io_uring or the sync path. Returns 0, or -errno with one sentence in `error`. */

@@ -433,7 +433,8 @@ static int mkdir_parents(char *path, mode_t mode)
     return 0;
 }
 
-/* sys.mkdir(path [, mode]) creates the folder and its parents -> true | nil, msg, code */
+/* sys.mkdir(path [, mode]) creates the folder and its parents -> true | nil, msg, code;
+ * a folder that exists already is fine, anything else of that name is refused. */
 static int sys_mkdir(lua_State *L)
 {
     size_t len;
@@ -445,6 +446,10 @@ static int sys_mkdir(lua_State *L)
     memcpy(copy, path, len + 1);
     if (mkdir_parents(copy, mode) < 0)
         return push_failure(L, lua_pushfstring(L, "mkdir %s", path), errno);
+    /* mkdir's EEXIST also covers a file of that name, which is no folder to write into */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+        return push_failure(L, lua_pushfstring(L, "mkdir %s", path), ENOTDIR);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -510,16 +515,154 @@ static int sys_stat(lua_State *L)
     return 1;
 }
 
+/* ---- files cephmark writes ------------------------------------------------------------- */
+
+/* The files the running command reads (its script, --params file, the results it reports
+ * on), keyed "dev:ino" in a registry table, so that no write can replace one of them,
+ * whatever path (symlink, hard link, "./x", "../d/x") names it. */
+static const char inputs_key[] = "cephmark.inputs";
+
+static void push_inputs(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, inputs_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, inputs_key);
+    }
+}
+
+static const char *file_key(lua_State *L, const struct stat *st)
+{
+    return lua_pushfstring(L, "%I:%I", (lua_Integer)st->st_dev, (lua_Integer)st->st_ino);
+}
+
+/* sys.note_input(path) -> true, or false when there is no such file: from now on, no file
+ * this process writes may replace it. */
+static int sys_note_input(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    push_inputs(L);
+    file_key(L, &st);
+    lua_pushvalue(L, 1);
+    lua_rawset(L, -3);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return "not a regular file";
+}
+
+/* Why cephmark must not replace `path`, pushed as a phrase ("it is a character device, not
+ * a regular file"), or NULL (nothing pushed) when it may: the path does not
+ * exist yet, or is a regular file that is none of the command's inputs. A symbolic link
+ * is refused rather than followed or replaced: following it writes wherever it points
+ * (the rename would then land on the link's target folder), replacing it silently breaks
+ * the link the operator made. */
+static const char *target_refusal(lua_State *L, const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return NULL; /* a new file, or a path the write itself will fail on */
+    if (S_ISLNK(st.st_mode)) {
+        char to[PATH_MAX];
+        ssize_t n = readlink(path, to, sizeof to - 1);
+        to[n > 0 ? n : 0] = '\0';
+        return lua_pushfstring(L, "it is a symbolic link (to %s); give the path of a regular file",
+                               to);
+    }
+    if (!S_ISREG(st.st_mode))
+        return lua_pushfstring(L, "it is %s, not a regular file", file_kind(st.st_mode));
+    push_inputs(L);
+    file_key(L, &st);
+    lua_rawget(L, -2);
+    const char *input = lua_tostring(L, -1);
+    if (input == NULL) {
+        lua_pop(L, 2);
+        return NULL;
+    }
+    const char *why =
+        strcmp(input, path) == 0
+            ? lua_pushliteral(L, "it is one of this command's inputs")
+            : lua_pushfstring(L, "it is the same file as %s, one of this command's inputs", input);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+    return why;
+}
+
+/* sys.check_target(path) -> true | nil, reason: whether sys.write_file may replace path
+ * (see target_refusal), for commands that check their outputs before doing any work. */
+static int sys_check_target(lua_State *L)
+{
+    const char *why = target_refusal(L, luaL_checkstring(L, 1));
+    if (why == NULL) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+}
+
+/* A temporary file next to `path`, created exclusively and never through a symlink, so
+ * that a stale or planted "<path>.tmp.<pid>" is neither truncated nor written through. */
+static int open_temporary(lua_State *L, const char *path, mode_t mode, const char **tmp_out)
+{
+    for (int attempt = 0; attempt < 100; attempt++) {
+        const char *tmp = attempt == 0
+                              ? lua_pushfstring(L, "%s.tmp.%d", path, (int)getpid())
+                              : lua_pushfstring(L, "%s.tmp.%d.%d", path, (int)getpid(), attempt);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd >= 0 || errno != EEXIST) {
+            *tmp_out = tmp; /* stays on the stack */
+            return fd;
+        }
+        lua_pop(L, 1);
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 /* sys.write_file(path, data [, mode]) writes atomically: a temporary file in the same
- * folder, fsync, then rename, so a reader never sees half a file. */
+ * folder, fsync, then rename, so a reader never sees half a file. It replaces only a
+ * regular file that is none of the command's inputs (sys.check_target); anything else is
+ * refused with nil, "refusing to replace PATH: it is a character device, ...", -EEXIST,
+ * before and again right before the rename. */
 static int sys_write_file(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     size_t len;
     const char *data = luaL_checklstring(L, 2, &len);
     mode_t mode = (mode_t)luaL_optinteger(L, 3, 0644);
-    const char *tmp = lua_pushfstring(L, "%s.tmp.%d", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    lua_settop(L, 3);
+    const char *why = target_refusal(L, path);
+    if (why) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "refusing to replace %s: %s", path, why);
+        lua_pushinteger(L, -EEXIST);
+        return 3;
+    }
+    const char *tmp = NULL;
+    int fd = open_temporary(L, path, mode, &tmp);
     if (fd < 0)
         return push_failure(L, lua_pushfstring(L, "write %s", path), errno);
     size_t done = 0;
@@ -535,11 +678,39 @@ static int sys_write_file(lua_State *L)
         }
         done += (size_t)n;
     }
-    if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+    if (fsync(fd) < 0 || close(fd) < 0) {
         int e = errno;
         unlink(tmp);
         return push_failure(L, lua_pushfstring(L, "write %s", path), e);
     }
+    why = target_refusal(L, path);
+    if (why) {
+        unlink(tmp);
+        lua_pushnil(L);
+        lua_pushfstring(L, "refusing to replace %s: %s", path, why);
+        lua_pushinteger(L, -EEXIST);
+        return 3;
+    }
+    if (rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return push_failure(L, lua_pushfstring(L, "write %s", path), e);
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* sys.create_file(path [, mode]) -> true | nil, message, code: creates an empty file that
+ * must not exist yet (O_EXCL, never through a symlink), so what it names afterwards is
+ * known to be this process's own file, which it may write and remove. */
+static int sys_create_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    mode_t mode = (mode_t)luaL_optinteger(L, 2, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return push_failure(L, lua_pushfstring(L, "create %s", path), errno);
+    close(fd);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -793,7 +964,9 @@ int luaopen_cephmark_sys(lua_State *L)
 {
     static const luaL_Reg functions[] = {
         {"alive", sys_alive},
+        {"check_target", sys_check_target},
         {"cpu_times", sys_cpu_times},
+        {"create_file", sys_create_file},
         {"error_info", sys_error_info},
         {"fail", sys_fail},
         {"format_size", sys_format_size},
@@ -807,6 +980,7 @@ int luaopen_cephmark_sys(lua_State *L)
         {"list_dir", sys_list_dir},
         {"mkdir", sys_mkdir},
         {"monotonic", sys_monotonic},
+        {"note_input", sys_note_input},
         {"parse_duration", sys_parse_duration},
         {"parse_number", sys_parse_number},
         {"parse_size", sys_parse_size},

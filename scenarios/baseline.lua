@@ -9,8 +9,9 @@
 --       -p peers=10.0.0.11,10.0.0.12:5301
 --   cephmark run scenarios/baseline.lua -p rados=false -p paths=/mnt/disk1   # no cluster
 --
--- A folder in `paths` gets a test file of disk_size, removed afterwards; a file is used as it
--- is; a block device is only read unless -p allow_block_device=true (never when mounted).
+-- A folder in `paths` gets a test file of disk_size, removed afterwards; an existing file is
+-- refused unless -p overwrite=true (then its contents are replaced); a block device is only
+-- read unless -p allow_block_device=true (never when mounted).
 
 local cm = require "cephmark"
 local disk = require "cephmark.disk"
@@ -89,6 +90,7 @@ return cm.scenario {
     disk_size = cm.size("256M", "the test file made in each folder (its region for the disk phases)"),
     disk_sync = cm.enum({ "end", "op", "none" }, "end", "fdatasync once at the end (dd conv=fdatasync), after every write, or never"),
     allow_block_device = cm.bool(false, "write to block devices given in paths (destroys their contents)"),
+    overwrite = cm.bool(false, "write to existing files given in paths (replaces their contents)"),
     net_seconds = cm.duration("5s", "length of each network phase"),
     streams = cm.integer(1, "TCP streams per network phase (iperf -P)", { min = 1, max = 256 }),
     drop_caches = cm.bool(true, "drop the page cache before read phases (root only)"),
@@ -108,23 +110,34 @@ return cm.scenario {
       end
     end
 
-    -- 1. each disk
+    -- 1. each disk; every path is checked before the first phase runs
+    for _, path in ipairs(p.paths) do
+      local info = sys.stat(path)
+      if info == nil then
+        sys.fail(string.format("paths: %s does not exist (give a folder, a file or a block device)", path))
+      end
+      if info.type == "file" and not p.overwrite then
+        sys.fail(string.format("paths: %s is an existing file: the disk phases would replace its contents; "
+          .. "-p overwrite=true to let them, or give a folder (a test file is made in it and removed)", path))
+      end
+    end
     local disks = {}
     for _, path in ipairs(p.paths) do
       local info = sys.stat(path)
       local target, created = path, false
-      if info == nil then
-        sys.fail(string.format("paths: %s does not exist (give a folder, a file or a block device)", path))
-      end
       if info.type == "dir" then
+        -- made here, exclusively, so the file written and removed is known to be this run's
         target = string.format("%s/cephmark-baseline-%d.dat", path:gsub("/+$", ""), sys.getpid())
+        local made, err = sys.create_file(target)
+        if not made then sys.fail(string.format("paths: cannot make the test file in %s: %s", path, err)) end
         created = true
       end
       local block_device = info.type == "other" -- a device node; disk.bench refuses any but block devices
       local write_ok = not block_device or p.allow_block_device
       local common = { path = target, block_size = p.block_size, seconds = p.disk_seconds,
         size = created and p.disk_size or nil, variant = { disk = path },
-        allow_block_device = (block_device and p.allow_block_device) or nil }
+        allow_block_device = (block_device and p.allow_block_device) or nil,
+        overwrite = (not block_device and (created or p.overwrite)) or nil }
       local entry = { path = path }
       local closer <close> = setmetatable({}, { __close = function()
         if created then os.remove(target) end

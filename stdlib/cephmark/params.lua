@@ -490,6 +490,7 @@ function M.read_file(path)
     local reason = tostring(read_err):sub(#("read " .. path .. ": ") + 1)
     sys.fail(string.format("cannot read the --params file %s: %s", path, reason))
   end
+  sys.note_input(path) -- params.yaml written into a results folder must never replace it
   local value, err = yaml.decode(text, path)
   if err then sys.fail(err) end
   if value == nil then return {}, {} end

@@ -21,6 +21,32 @@ local function yaml_module()
   return ok and yaml or nil
 end
 
+-- Every file a results folder may get, for check_dir.
+M.FILES = { "results.json", "results.yaml", "params.yaml", "params.csv", "pools.csv", "comparison.csv",
+  "phases.csv", "series.csv", "percentiles.csv", "report.html" }
+
+-- check_dir(dir, option [, command]): before a run starts, a one-line refusal (exit 2) if
+-- its results could not be written into dir as asked: dir is not a folder, or a file it
+-- would replace there is not a regular file or is one of the command's inputs
+-- (sys.check_target); so a refusal never comes after the benchmark ran. `option` names
+-- the option ("-o"), `command` the drop-in command that prefixes its messages.
+function M.check_dir(dir, option, command)
+  local prefix = command and (command .. ": ") or ""
+  local st = sys.stat(dir)
+  if st and st.type ~= "dir" then
+    sys.fail(string.format("%scannot write the results into %s (%s): it exists and is not a folder", prefix, dir,
+      option))
+  end
+  if not st then return end
+  for _, name in ipairs(M.FILES) do
+    local ok, why = sys.check_target(dir .. "/" .. name)
+    if not ok then
+      sys.fail(string.format("%scannot write the results into %s (%s): %s/%s: %s", prefix, dir, option, dir, name,
+        why))
+    end
+  end
+end
+
 -- write_dir(dir, document): creates dir if needed and writes the document in both forms;
 -- a drop-in command's single result also gets phases.csv, series.csv and percentiles.csv.
 function M.write_dir(dir, document)

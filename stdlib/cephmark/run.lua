@@ -51,6 +51,7 @@ function M.main(opts)
   if not chunk then
     sys.fail(err)
   end
+  sys.note_input(script)
   local context = {
     params = parse_cli_params(opts.params),
     params_file = opts.params_file,

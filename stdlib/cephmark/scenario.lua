@@ -485,6 +485,7 @@ end
 
 function Run:open_results_dir()
   local dir = self.context.output or results.default_dir(self.scenario.name)
+  if self.context.output then results.check_dir(dir, "-o") end
   local existed = sys.stat(dir) ~= nil
   local ok, err = sys.mkdir(dir)
   if not ok then sys.fail(string.format("cannot create the results folder %s: %s", dir, tostring(err))) end

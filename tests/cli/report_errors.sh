@@ -1,7 +1,11 @@
 #!/bin/bash
 # CLI transcript tests of `cephmark report` without a cluster: no folder, a missing folder,
-# a folder that holds no results, broken JSON, a JSON file that is not a results document,
-# an output path that cannot be written, and a good folder (report written, path printed).
+# a folder that holds no results, broken JSON, a JSON file that is not a results document
+# or has the wrong shape, an output path that cannot be written, and a good folder (report
+# written, path printed). Then what -o may replace: device nodes (made here with mknod,
+# with /dev/null's and /dev/full's numbers; the real ones are only looked at), a FIFO, a
+# folder, a symbolic link, the report's own inputs (also through a hard link): each refused
+# with one line and exit 2, left as it was; -o - writes to stdout.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
 work=$(mktemp -d)
@@ -70,5 +74,87 @@ if ! grep -q '<title>before and after</title>' "$work/both.html" || ! grep -q 'i
   failures=$((failures + 1))
   echo "FAIL: $work/both.html lacks its title or the across-runs section"
 fi
+
+# -o: what the report may replace
+node_type() { stat -c '%F %t:%T %a' "$1"; }
+real_null=$(node_type /dev/null)
+real_full=$(node_type /dev/full)
+results_md5=$(md5sum <"$work/good/results.json")
+refused() { # refused TARGET WHY: one line, exit 2, nothing written
+  run_cli 2 report "$work/good" -o "$1"
+  expect_stderr_line "cephmark: report: refusing to write the report to $1: $2"
+  expect_stderr_lines 1
+  expect_stdout_empty
+}
+expect_stdout_empty() {
+  checks=$((checks + 1))
+  if [ -s "$out_file" ]; then
+    failures=$((failures + 1))
+    echo "FAIL: '$last_command': stdout is not empty"
+    sed 's/^/  stdout: /' "$out_file" | head -5
+  fi
+}
+expect_same() { # expect_same WHAT EXPECTED GOT
+  checks=$((checks + 1))
+  if [ "$2" != "$3" ]; then
+    failures=$((failures + 1))
+    echo "FAIL: $1 changed: was '$2', now '$3'"
+  fi
+}
+if [ "$(id -u)" = 0 ]; then
+  # device nodes of our own, with the numbers of /dev/null and /dev/full: a cephmark that
+  # renames over them shows it here, and the real ones are never at risk
+  mknod -m 666 "$work/null" c 1 3
+  mknod -m 666 "$work/full" c 1 7
+  refused "$work/null" "it is a character device, not a regular file (-o - writes to stdout)"
+  expect_same "$work/null (a node like /dev/null)" "character special file 1:3 666" "$(node_type "$work/null")"
+  refused "$work/full" "it is a character device, not a regular file (-o - writes to stdout)"
+  expect_same "$work/full (a node like /dev/full)" "character special file 1:7 666" "$(node_type "$work/full")"
+  # a symbolic link is refused, not followed and not replaced
+  ln -s "$work/null" "$work/link-to-null.html"
+  refused "$work/link-to-null.html" "it is a symbolic link (to $work/null); give the path of a regular file (-o - writes to stdout)"
+  expect_same "the link" "$work/null" "$(readlink "$work/link-to-null.html")"
+  expect_same "$work/null behind the link" "character special file 1:3 666" "$(node_type "$work/null")"
+else
+  echo "not root: mknod is not allowed, the device-node cases are skipped"
+fi
+printf 'the operator'"'"'s page\n' >"$work/page.html"
+page_md5=$(md5sum <"$work/page.html")
+ln -s "$work/page.html" "$work/link.html"
+refused "$work/link.html" "it is a symbolic link (to $work/page.html); give the path of a regular file (-o - writes to stdout)"
+expect_same "the link" "$work/page.html" "$(readlink "$work/link.html")"
+expect_same "the file behind the link" "$page_md5" "$(md5sum <"$work/page.html")"
+mkfifo "$work/fifo"
+refused "$work/fifo" "it is a FIFO, not a regular file (-o - writes to stdout)"
+expect_same "the FIFO" "fifo" "$(stat -c %F "$work/fifo")"
+refused "$work/empty" "it is a directory, not a regular file (-o - writes to stdout)"
+# the report's own inputs: its results.json, any file in the folder, the same file under
+# another name
+refused "$work/good/results.json" "it is one of this command's inputs"
+expect_same "$work/good/results.json" "$results_md5" "$(md5sum <"$work/good/results.json")"
+ln "$work/good/results.json" "$work/hard-link.json"
+refused "$work/hard-link.json" "it is the same file as $work/good/results.json, one of this command's inputs"
+expect_same "$work/good/results.json" "$results_md5" "$(md5sum <"$work/good/results.json")"
+run_cli 2 report "$work/good" -o "$work/good/../good/results.json"
+expect_stderr_line "cephmark: report: refusing to write the report to $work/good/../good/results.json: it is the same file as $work/good/results.json, one of this command's inputs"
+expect_same "$work/good/results.json" "$results_md5" "$(md5sum <"$work/good/results.json")"
+# the folder's own report.html is the report's to replace; a regular file elsewhere too
+run_cli 0 report "$work/good" -o "$work/good/report.html"
+expect_stdout "^report: $work/good/report.html$"
+run_cli 0 report "$work/good" -o "$work/page.html"
+expect_stdout "^report: $work/page.html$"
+checks=$((checks + 1))
+grep -q '<!DOCTYPE html>' "$work/page.html" || { failures=$((failures + 1)); echo "FAIL: $work/page.html was not replaced"; }
+# stdout, for pipes and /dev/null: the page and nothing else
+run_cli 0 report "$work/good" -o -
+checks=$((checks + 1))
+if [ "$(head -1 "$out_file")" != "<!DOCTYPE html>" ] || grep -q '^report: ' "$out_file"; then
+  failures=$((failures + 1))
+  echo "FAIL: -o - did not write the page alone to stdout"
+fi
+expect_stderr_lines 0
+# the real nodes were only looked at
+expect_same "/dev/null" "$real_null" "$(node_type /dev/null)"
+expect_same "/dev/full" "$real_full" "$(node_type /dev/full)"
 
 finish

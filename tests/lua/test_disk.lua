@@ -41,14 +41,15 @@ t.eq(s.engine, "sync", "engine sync")
 t.eq(s.ops, 200, "ops bound")
 t.eq(s.threads, 1, "one op in flight")
 
--- fsync per op (linked to each write in io_uring) and fdatasync at the end
+-- fsync per op (linked to each write in io_uring) and fdatasync at the end; the file is
+-- there now, so writing it again must say overwrite = true
 local f = disk.bench { path = file, io_type = "write", pattern = "rand", block_size = "4K", threads = 4,
-  ops = 64, sync = "fsync", sync_when = "op" }
+  ops = 64, sync = "fsync", sync_when = "op", overwrite = true }
 t.eq(f.ops, 64, "writes with an fsync each")
 t.eq(f.errors, 0, "no errors with fsync per op")
 t.eq(f.sync_when, "op", "sync_when recorded")
 local fe = disk.bench { path = file, io_type = "write", block_size = "64K", ops = 16, sync = "fdatasync",
-  engine = "sync" }
+  engine = "sync", overwrite = true }
 t.ok(fe.sync_seconds >= 0 and fe.dd.seconds >= fe.elapsed, "the final fdatasync counts in dd's seconds")
 
 -- buffered I/O is allowed, with sizes O_DIRECT would refuse
@@ -61,6 +62,30 @@ local l = disk.bench { path = fresh, io_type = "read", block_size = "64K", size 
 t.eq(l.prepared_bytes, 2 * 1048576, "the missing file was laid out with 2M")
 t.eq(l.ops, 32, "then read once")
 t.eq(sys.stat(fresh), nil, "remove = true deletes a file the run created")
+
+-- a file that was there before the run is the operator's: neither written nor laid out
+-- (extended) without overwrite = true, and not a byte of it changes when refused
+local theirs = dir .. "/theirs"
+assert(io.open(theirs, "w")):write(string.rep("operator data\n", 1000)):close()
+local before = sys.read_file(theirs)
+t.raises(function() disk.bench { path = theirs, io_type = "write", block_size = "4K", count = 2 } end,
+  "disk.bench: refusing to write to " .. theirs .. ": it is an existing file this run did not create; say so explicitly with overwrite = true (its contents are replaced)",
+  "an existing file is not written without overwrite")
+t.raises(function() disk.bench { path = theirs, io_type = "read", block_size = "4K", size = "1M" } end,
+  "disk.bench: refusing to lay out " .. theirs .. " for reading: it is an existing file of 13.7 KiB, shorter than the region, that this run did not create; give a size of at most 13.7 KiB, or overwrite = true to extend it",
+  "an existing file is not laid out (extended) without overwrite")
+t.raises(function() disk.bench { path = theirs, io_type = "write", block_size = "4K", count = 2, remove = true } end,
+  "refusing to write to " .. theirs, "remove = true does not make it the run's file")
+t.eq(sys.read_file(theirs), before, "the refused file is unchanged")
+local read_theirs = disk.bench { path = theirs, io_type = "read", block_size = "4K", direct = false }
+t.eq(read_theirs.ops, 3, "reading an existing file needs no permission (3 whole blocks)")
+t.eq(sys.read_file(theirs), before, "and leaves it unchanged")
+local over = disk.bench { path = theirs, io_type = "write", block_size = "4K", count = 2, overwrite = true,
+  remove = true }
+t.eq(over.ops, 2, "overwrite = true writes it")
+t.ok(sys.read_file(theirs) ~= before, "its contents were replaced, as asked")
+t.ok(sys.stat(theirs) ~= nil, "remove = true leaves a file the run did not create")
+os.remove(theirs)
 
 -- dd's summary line
 local dd = require "cephmark.report.disk"

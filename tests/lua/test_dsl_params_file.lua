@@ -41,7 +41,7 @@ local scenario = cm.scenario {
   run = function(s, p) seen = { p = p, origins = s.origins } end,
 }
 local function run(context)
-  context.output = dir .. "/results"
+  context.output = context.output or (dir .. "/results")
   quietly(function() scenario:run(context) end)
 end
 
@@ -64,7 +64,13 @@ run { params_file = good, params = { seconds = "500ms" } }
 local written = dir .. "/results/params.yaml"
 t.ok(sys.stat(written) ~= nil, "params.yaml written")
 local first = seen.p
-run { params_file = written }
+-- into the same folder, the run would replace its own --params file: refused before it runs
+seen = nil
+t.eq(message_of(function() run { params_file = written } end),
+  "cannot write the results into " .. dir .. "/results (-o): " .. written .. ": it is one of this command's inputs",
+  "a run's --params file is never replaced by the params.yaml it writes")
+t.eq(seen, nil, "the refused run did not start")
+run { params_file = written, output = dir .. "/results-again" }
 for _, name in ipairs { "block_size", "seconds", "mode", "verify" } do
   t.eq(seen.p[name], first[name], "params.yaml round trip: " .. name)
 end

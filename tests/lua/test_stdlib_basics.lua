@@ -1,5 +1,6 @@
 -- Stdlib basics without a cluster: size, duration and number parsing, the JSON module, the
--- command-line parser, atomic file writes, and how an error that is not a string reads.
+-- command-line parser, atomic file writes and what they refuse to replace, and how an
+-- error that is not a string reads.
 local sys = require "cephmark.sys"
 local json = require "cephmark.json"
 local t = require "cephmark.test"
@@ -79,6 +80,32 @@ assert(sys.write_file(dir .. "/a/b/f", "content"))
 t.eq(sys.read_file(dir .. "/a/b/f"), "content", "atomic write then read")
 t.eq(#sys.list_dir(dir .. "/a/b"), 1, "no temporary file left")
 
+-- what write_file replaces: a regular file, never anything else, never an input
+local file = dir .. "/a/b/f"
+assert(sys.mkdir(dir .. "/d"))
+t.eq(sys.check_target(dir .. "/new"), true, "a new file")
+t.eq(sys.check_target(file), true, "a regular file")
+t.eq(select(2, sys.check_target(dir .. "/d")), "it is a directory, not a regular file", "a folder")
+t.eq(select(2, sys.check_target("/dev/null")), "it is a character device, not a regular file", "a device (only looked at)")
+os.execute(string.format("ln -s %s/a/b/f %s/link && ln %s/a/b/f %s/hard", dir, dir, dir, dir))
+t.eq(select(2, sys.check_target(dir .. "/link")), "it is a symbolic link (to " .. file .. "); give the path of a regular file", "a symbolic link")
+local ok, err, code = sys.write_file(dir .. "/link", "x")
+t.eq(ok, nil, "write_file refuses a symbolic link")
+t.eq(err, "refusing to replace " .. dir .. "/link: it is a symbolic link (to " .. file .. "); give the path of a regular file", "with why")
+t.eq(code, -17, "and EEXIST")
+t.eq(sys.read_file(file), "content", "the link's target is unchanged")
+t.eq(sys.note_input(file), true, "an input")
+t.eq(sys.note_input(dir .. "/none"), false, "no such input")
+t.eq(select(2, sys.write_file(file, "x")), "refusing to replace " .. file .. ": it is one of this command's inputs", "an input is never replaced")
+t.eq(select(2, sys.write_file(dir .. "/hard", "x")), "refusing to replace " .. dir .. "/hard: it is the same file as " .. file .. ", one of this command's inputs", "nor through a hard link")
+t.eq(sys.read_file(file), "content", "the input is unchanged")
+-- a stale temporary file of the same name (or a link planted there) is left alone
+os.execute(string.format("ln -s %s/a/b/f %s/out.tmp.%d", dir, dir, sys.getpid()))
+assert(sys.write_file(dir .. "/out", "fresh"))
+t.eq(sys.read_file(dir .. "/out"), "fresh", "written beside a stale temporary name")
+t.eq(sys.read_file(file), "content", "the link at the temporary name was not written through")
+t.eq(select(2, sys.mkdir(file)), "mkdir " .. file .. ": Not a directory", "mkdir refuses a file of that name")
+t.eq(select(2, sys.create_file(file)), "create " .. file .. ": File exists", "create_file never takes an existing file")
 assert(sys.remove_tree(dir))
 t.eq(sys.stat(dir), nil, "tree removed")
 

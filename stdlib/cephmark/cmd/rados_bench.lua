@@ -91,6 +91,7 @@ function M.main(argv)
 
   connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
     timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout) }
+  if opts.output then require("cephmark.results").check_dir(opts.output, "-o", command) end
   local cluster <close> = connection.connect()
   local pool, err = cluster:pool(opts.pool)
   if not pool then fail(err) end

@@ -191,6 +191,7 @@ function M.main(argv)
   if not has_rbd then fail("this cephmark was built without RBD support (the cephmark.rbd module)") end
 
   connection.configure { conf = o.conf, id = o.id, keyring = o.keyring, timeout = o.timeout }
+  if o.output then require("cephmark.results").check_dir(o.output, "-o", command) end
   local cluster <close> = connection.connect()
   local pool, err = cluster:pool(o.pool)
   if not pool then fail(err) end

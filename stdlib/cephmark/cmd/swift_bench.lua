@@ -127,6 +127,7 @@ local function parse(argv)
   local conf_file = positionals[1]
   if conf_file then
     if not sys.stat(conf_file) then fail("No such conf file: " .. conf_file) end
+    sys.note_input(conf_file)
     local bench = rgw.read_ini(conf_file).bench
     if not bench then fail(conf_file .. " has no [bench] section") end
     for key, value in pairs(bench) do
@@ -213,6 +214,7 @@ function M.main(argv)
     print(usage)
     return sys.EXIT_OK
   end
+  if o.output then require("cephmark.results").check_dir(o.output, "-o", command) end
   local conn <close>, where = rgw.swift_connect { auth = o.auth, user = o.user, key = o.key,
     storage_url = o.url ~= "" and o.url or nil, timeout = o.timeout }
   local out = o.json and function() end or print
