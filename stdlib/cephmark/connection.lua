@@ -27,9 +27,6 @@ function M.configure(opts)
     end
     defaults.conf = conf
     rados.defaults = defaults
-    -- inputs: no results file may ever replace them (sys.write_file)
-    sys.note_input(conf)
-    if opts.keyring then sys.note_input(opts.keyring) end
     return
   end
   local resolved = false
