@@ -238,7 +238,6 @@ static int open_path(struct cm_disk *disk, char *error, size_t error_size)
     /* a file that was there before is the operator's: its contents are only replaced when
      * asked, and before anything is written to it */
     if (exists && !disk->block_device && !o->overwrite) {
-        char have[32];
         if (o->write)
             return fail(error, error_size, -EEXIST,
                         "refusing to write to %s: it is an existing file this run did not "
@@ -246,6 +245,7 @@ static int open_path(struct cm_disk *disk, char *error, size_t error_size)
                         "replaced)",
                         o->path);
         if (lay_out_first) {
+            char have[32];
             cm_format_size((uint64_t)st.st_size, have, sizeof have);
             return fail(error, error_size, -EEXIST,
                         "refusing to lay out %s for reading: it is an existing file of %s, "
