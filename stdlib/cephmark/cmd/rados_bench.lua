@@ -23,7 +23,8 @@ options:
   -O, --object-size SIZE    object size (default: the block size)
   --max-objects N           stop writing after N ops
   --no-cleanup              keep the written objects (for later seq/rand runs)
-  --run-name NAME           the run's metadata object (default cephmark_bench_last_metadata)
+  --run-name NAME           the run's metadata object (default cephmark_bench_last_metadata);
+                            a write refuses a name that holds a kept run or a live one
   --rate OPS                open loop: start OPS ops per second (latency corrected for
                             coordinated omission)
   --warmup SECONDS          leave the first seconds out of the summary
@@ -114,6 +115,9 @@ function M.main(argv)
     block_size = block_size, object_size = object_size,
     run_name = opts.run_name, verify = not opts.no_verify, hints = not opts.no_hints,
     warmup = opts.warmup,
+    -- a write that is cleaned up at its end keeps its marker until then, so that
+    -- `cephmark cleanup --leftovers` finds it after a SIGKILL; a kept run is the operator's
+    temporary = mode == "write" and not opts.no_cleanup or nil,
     prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid()),
   }
   if mode == "write" and opts.max_objects then
@@ -136,11 +140,14 @@ function M.main(argv)
     fail((tostring(message):gsub("^bench: ", "")))
   end
   printer:summary(result)
+  if result.metadata_error then io.stderr:write("cephmark: rados-bench: " .. result.metadata_error .. "\n") end
 
   if mode == "write" and not opts.no_cleanup then
     local started = sys.monotonic()
     if not json_output then print("Cleaning up (deleting benchmark objects)") end
-    local removed = pool:bench { op = "cleanup", run_name = result.run_name, threads = math.max(threads, 256) }
+    local cleaned, removed = pcall(pool.bench, pool, { op = "cleanup", run_name = result.run_name,
+      threads = math.max(threads, 256) })
+    if not cleaned then fail((tostring(sys.error_info(removed)):gsub("^bench: ", ""))) end
     if not json_output then
       print(string.format("Removed %d objects", removed.ops))
       print(string.format("Clean up completed and total clean up time :%g", sys.monotonic() - started))
@@ -154,7 +161,7 @@ function M.main(argv)
   end
   pool:close()
   if result.interrupted then return sys.EXIT_INTERRUPTED end
-  if result.errors > 0 or result.verify_failures > 0 then return sys.EXIT_FAILED_OPS end
+  if result.errors > 0 or result.verify_failures > 0 or result.metadata_error then return sys.EXIT_FAILED_OPS end
   return sys.EXIT_OK
 end
 
