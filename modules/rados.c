@@ -1224,7 +1224,7 @@ static int pool_bench(lua_State *L)
             cm_interrupt_check(L);
         if (rc == -ENOENT && op == CM_RADOS_REMOVE && prefix) {
             /* no metadata: the benchmark objects under the prefix the operator named */
-            rc = collect_names(L, pool->ioctx, prefix, false, &names, &n_names);
+            rc = collect_names(L, pool->ioctx, prefix, true, &names, &n_names);
             if (rc < 0)
                 return luaL_error(L, "bench: cannot list objects: %s", strerror(-rc));
             lua_setfield(L, 2, "__names"); /* keep the names alive during the run */
