@@ -661,7 +661,7 @@ static int push_bounded_failure(lua_State *L, struct pool_handle *pool, int rc, 
     if (rc == -ETIMEDOUT) {
         lua_pushnil(L);
         lua_pushfstring(L, "%s: no answer from the OSDs within %d s", what,
-                        (int)(pool->cluster->timeout + 0.5));
+                        (int)(cm_rados_bound(pool->cluster->timeout) + 0.5));
         lua_pushinteger(L, rc);
         return 3;
     }
@@ -1032,15 +1032,16 @@ static const char *push_bounded_message(lua_State *L, int pool_index, int rc, co
         cm_interrupt_check(L);
     if (rc != -ETIMEDOUT)
         return lua_pushfstring(L, "cannot %s in pool '%s': %s", what, name, strerror(-rc));
+    int bound = (int)(cm_rados_bound(pool->cluster->timeout) + 0.5);
     push_blocked_reason(L, pool_index);
     const char *message;
     if (lua_isstring(L, -1))
         message =
             lua_pushfstring(L, "%s: cannot %s in pool '%s' (no answer from the OSDs within %d s)",
-                            lua_tostring(L, -1), what, name, (int)(pool->cluster->timeout + 0.5));
+                            lua_tostring(L, -1), what, name, bound);
     else
         message = lua_pushfstring(L, "cannot %s in pool '%s': no answer from the OSDs within %d s",
-                                  what, name, (int)(pool->cluster->timeout + 0.5));
+                                  what, name, bound);
     lua_remove(L, -2);
     return message;
 }

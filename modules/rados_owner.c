@@ -134,6 +134,15 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double cm_rados_bound(double timeout)
+{
+    if (timeout <= 0)
+        timeout = 10;
+    /* a call made after SIGINT (the cleanup an interrupted run still does) gets at most
+     * 3 s, so that the interrupt still acts within 15 s */
+    return cm_interrupted() && timeout > 3 ? 3 : timeout;
+}
+
 /* librados gives no descriptor to wait on: the wait polls the completion every 20 ms while
  * sleeping on the interrupt descriptor, which is plenty for the few calls a run makes
  * outside the engine. */
@@ -141,10 +150,9 @@ static int wait_completion(rados_ioctx_t io, rados_completion_t completion, doub
                            bool *completed)
 {
     *completed = false;
-    double deadline = now_seconds() + (timeout > 0 ? timeout : 10);
-    /* a call made after SIGINT (the cleanup an interrupted run still does) keeps its bound;
-     * an interrupt that arrives during the wait ends it */
+    /* an interrupt that arrives during the wait ends it */
     bool interrupted_before = cm_interrupted();
+    double deadline = now_seconds() + cm_rados_bound(timeout);
     int rc;
     for (;;) {
         if (rados_aio_is_complete(completion)) {
@@ -305,6 +313,9 @@ int cm_owner_watch_start(rados_t cluster, int64_t pool_id, const char *nspace, c
         return rc;
     }
     rados_ioctx_set_namespace(watch->io, nspace);
+    /* a watch is no data: registering and removing it go through on a full cluster, so a
+     * run there still ends at once */
+    rados_set_pool_full_try(watch->io);
     rados_completion_t completion;
     rc = rados_aio_create_completion2(NULL, NULL, &completion);
     if (rc == 0) {

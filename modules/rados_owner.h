@@ -41,6 +41,10 @@ enum cm_owner_state { CM_OWNER_GONE = 0, CM_OWNER_ALIVE = 1, CM_OWNER_ELSEWHERE 
  * CM_OWNER_ELSEWHERE (ask the cluster: cm_owner_probe). */
 enum cm_owner_state cm_owner_local_state(const struct cm_owner *owner);
 
+/* The bound of a call given `timeout` seconds: the timeout (10 s if 0), or at most 3 s once
+ * SIGINT has arrived. */
+double cm_rados_bound(double timeout);
+
 /* Waits for an async librados op for at most `timeout` seconds, returning early at SIGINT.
  * Returns the op's result, -ETIMEDOUT or -EINTR; on those two the op is cancelled, and the
  * completion is released either way. */

@@ -64,7 +64,7 @@ local spec = {
 
 local command = "rados-bench"
 
-local function fail(message) sys.fail(command .. ": " .. message) end
+local function fail(message, code) sys.fail(command .. ": " .. message, code) end
 
 function M.main(argv)
   local opts, positionals = args.parse(command, argv, spec)
@@ -136,8 +136,8 @@ function M.main(argv)
   printer:start()
   local ok, result = pcall(pool.bench, pool, bench)
   if not ok then
-    local message = sys.error_info(result)
-    fail((tostring(message):gsub("^bench: ", "")))
+    local message, code = sys.error_info(result)
+    fail((tostring(message):gsub("^bench: ", "")), code)
   end
   printer:summary(result)
   if result.metadata_error then io.stderr:write("cephmark: rados-bench: " .. result.metadata_error .. "\n") end
@@ -147,7 +147,10 @@ function M.main(argv)
     if not json_output then print("Cleaning up (deleting benchmark objects)") end
     local cleaned, removed = pcall(pool.bench, pool, { op = "cleanup", run_name = result.run_name,
       threads = math.max(threads, 256) })
-    if not cleaned then fail((tostring(sys.error_info(removed)):gsub("^bench: ", ""))) end
+    if not cleaned then
+      local message, code = sys.error_info(removed)
+      fail((tostring(message):gsub("^bench: ", "")), code)
+    end
     if not json_output then
       print(string.format("Removed %d objects", removed.ops))
       print(string.format("Clean up completed and total clean up time :%g", sys.monotonic() - started))

@@ -67,7 +67,10 @@ function M.main(argv)
   end
   local ok, result = pcall(pool.bench, pool, { op = "cleanup", run_name = opts.run_name,
     prefix = opts.prefix, threads = threads })
-  if not ok then sys.fail(command .. ": " .. tostring((sys.error_info(result)))) end
+  if not ok then
+    local message, code = sys.error_info(result)
+    sys.fail(command .. ": " .. tostring(message):gsub("^bench: ", ""), code)
+  end
   print(string.format("Removed %d objects", result.ops))
   if result.interrupted then return sys.EXIT_INTERRUPTED end
   if result.errors > 0 then
