@@ -160,13 +160,14 @@ function M.main(argv)
     end
   end
   local skipped = {}
-  if live.pools > 0 then skipped[#skipped + 1] = string.format("%d pools", live.pools) end
-  if live.runs > 0 then skipped[#skipped + 1] = string.format("%d runs", live.runs) end
+  local function count(n, what) return string.format("%d %s%s", n, what, n == 1 and "" or "s") end
+  if live.pools > 0 then skipped[#skipped + 1] = count(live.pools, "pool") end
+  if live.runs > 0 then skipped[#skipped + 1] = count(live.runs, "run") end
   local note = #skipped > 0 and string.format(" (%s of live cephmark runs left alone)", table.concat(skipped, " and ")) or ""
   if #items == 0 then
     print("no leftovers of cephmark runs that are gone" .. note)
   elseif not opts.yes then
-    print(string.format("%d leftovers%s; remove them with `cephmark cleanup --leftovers --yes`", #items, note))
+    print(string.format("%s%s; remove them with `cephmark cleanup --leftovers --yes`", count(#items, "leftover"), note))
   end
   if failed > 0 then return sys.EXIT_FAILED_OPS end
   return sys.EXIT_OK
