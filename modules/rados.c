@@ -923,20 +923,25 @@ static void marker_name(const char *run_name, char *out, size_t n)
     snprintf(out, n, "run.%s", run_name);
 }
 
-/* A benchmark object of the run with `prefix`: <prefix>_object<N> (exact), or for an
- * operator's prefix, a name that starts with it and ends in _object<N>. Other objects under
- * the prefix are never removed. */
-static bool is_benchmark_object(const char *name, const char *prefix, bool exact)
+/* A benchmark object under `prefix`: <prefix>_object<N>, or <prefix>object<N> when the
+ * prefix ends with its separator. Nothing else matches: a prefix names one run, so
+ * benchmark_data_host_12 never selects benchmark_data_host_123's objects, and other objects
+ * that start with the prefix are never removed. */
+static bool is_benchmark_object(const char *name, const char *prefix)
 {
     size_t prefix_len = strlen(prefix);
     if (strncmp(name, prefix, prefix_len) != 0)
         return false;
-    const char *tail = strrchr(name + prefix_len, '_');
-    if (!tail || strncmp(tail, "_object", 7) != 0 || !tail[7])
+    const char *tail = name + prefix_len;
+    if (prefix_len > 0 && prefix[prefix_len - 1] == '_' && strncmp(tail, "object", 6) == 0)
+        tail += 6;
+    else if (strncmp(tail, "_object", 7) == 0)
+        tail += 7;
+    else
         return false;
-    if (exact && tail != name + prefix_len)
+    if (!*tail)
         return false;
-    for (const char *c = tail + 7; *c; c++)
+    for (const char *c = tail; *c; c++)
         if (*c < '0' || *c > '9')
             return false;
     return true;
@@ -945,8 +950,8 @@ static bool is_benchmark_object(const char *name, const char *prefix, bool exact
 /* Lists the pool's benchmark objects under `prefix` (is_benchmark_object), for a cleanup
  * without complete metadata. The names are kept in a Lua table (at the top of the stack)
  * and an array of pointers. */
-static int collect_names(lua_State *L, rados_ioctx_t io, const char *prefix, bool exact,
-                         char ***names_out, size_t *n_out)
+static int collect_names(lua_State *L, rados_ioctx_t io, const char *prefix, char ***names_out,
+                         size_t *n_out)
 {
     rados_list_ctx_t list;
     int rc = rados_nobjects_list_open(io, &list);
@@ -956,7 +961,7 @@ static int collect_names(lua_State *L, rados_ioctx_t io, const char *prefix, boo
     size_t n = 0;
     const char *entry, *key, *nspace;
     while ((rc = rados_nobjects_list_next(list, &entry, &key, &nspace)) == 0) {
-        if ((nspace && *nspace) || !is_benchmark_object(entry, prefix, exact))
+        if ((nspace && *nspace) || !is_benchmark_object(entry, prefix))
             continue;
         lua_pushstring(L, entry);
         lua_rawseti(L, -2, (lua_Integer)++n);
@@ -1118,6 +1123,44 @@ static int raise_name_taken(lua_State *L, struct pool_handle *pool, const char *
     return lua_error(L);
 }
 
+/* A write's claim, once everything else was checked: the metadata object is created
+ * exclusively in state running (or replaces this very process's own earlier run), then the
+ * run's marker is written and watched. On failure nothing of the claim is left; `what`
+ * says which step failed. */
+static int claim_run(struct pool_handle *pool, const char *run_name, const char *marker,
+                     const struct cm_rados_run_meta *meta, int temporary, const char **what)
+{
+    double timeout = pool->cluster->timeout;
+    *what = "create the run metadata";
+    int rc = cm_rados_meta_claim(pool->ioctx, run_name, meta, timeout);
+    if (rc == -EEXIST)
+        rc = reclaim_own_run(pool, run_name, meta);
+    if (rc < 0)
+        return rc;
+    char text[1400];
+    int n = cm_rados_meta_format(meta, false, text, sizeof text);
+    if (n > 0)
+        n += snprintf(text + n, sizeof text - (size_t)n, "run_name %s\ntemporary %d\n", run_name,
+                      temporary);
+    rados_ioctx_t io;
+    *what = "create the run marker";
+    rc = record_ioctx(pool, RUN_MARKER_NAMESPACE, &io);
+    if (rc == 0) {
+        rc = cm_rados_create(io, marker, text, (size_t)n, false, false, timeout);
+        record_ioctx_done(pool, io);
+    }
+    if (rc == 0)
+        rc = start_watch(pool, RUN_MARKER_NAMESPACE, marker);
+    if (rc < 0) {
+        cm_rados_remove_bounded(pool->ioctx, run_name, timeout);
+        if (record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
+            cm_rados_remove_bounded(io, marker, timeout);
+            record_ioctx_done(pool, io);
+        }
+    }
+    return rc;
+}
+
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
  *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, hints=,
  *   temporary=, on_second=}
@@ -1188,44 +1231,13 @@ static int pool_bench(lua_State *L)
         meta.owner.run_id = meta.run_id;
         cm_owner_self(&meta.owner);
         meta.version = 2;
-        /* the run name is this run's from here on: exclusively, before the first write */
-        int rc = cm_rados_meta_claim(pool->ioctx, run_name, &meta, timeout);
-        if (rc == -EEXIST)
-            rc = reclaim_own_run(pool, run_name, &meta);
-        if (rc == -EEXIST)
-            return raise_name_taken(L, pool, run_name, marker);
-        if (rc < 0)
-            return raise_bounded(L, 1, rc,
-                                 lua_pushfstring(L, "create the run metadata '%s'", run_name));
-        char text[1400];
-        int n = cm_rados_meta_format(&meta, false, text, sizeof text);
-        if (n > 0)
-            n += snprintf(text + n, sizeof text - (size_t)n, "run_name %s\ntemporary %d\n",
-                          run_name, temporary);
-        rados_ioctx_t io;
-        rc = record_ioctx(pool, RUN_MARKER_NAMESPACE, &io);
-        if (rc == 0) {
-            rc = cm_rados_create(io, marker, text, (size_t)n, false, false, timeout);
-            record_ioctx_done(pool, io);
-        }
-        if (rc == 0)
-            rc = start_watch(pool, RUN_MARKER_NAMESPACE, marker);
-        if (rc < 0) {
-            const char *message = push_bounded_message(
-                L, 1, rc, lua_pushfstring(L, "create the run marker '%s'", marker));
-            cm_rados_remove_bounded(pool->ioctx, run_name, timeout);
-            char copy[1024];
-            snprintf(copy, sizeof copy, "bench: %s", message);
-            cm_push_user_error(L, 2, copy);
-            return lua_error(L);
-        }
     } else {
         int rc = cm_rados_meta_read(pool->ioctx, run_name, &meta, error, sizeof error, timeout);
         if (rc == -EINTR)
             cm_interrupt_check(L);
         if (rc == -ENOENT && op == CM_RADOS_REMOVE && prefix) {
             /* no metadata: the benchmark objects under the prefix the operator named */
-            rc = collect_names(L, pool->ioctx, prefix, true, &names, &n_names);
+            rc = collect_names(L, pool->ioctx, prefix, &names, &n_names);
             if (rc < 0)
                 return luaL_error(L, "bench: cannot list objects: %s", strerror(-rc));
             lua_setfield(L, 2, "__names"); /* keep the names alive during the run */
@@ -1258,7 +1270,7 @@ static int pool_bench(lua_State *L)
                 return lua_error(L);
             }
             /* a write that never finished: its objects are found by its recorded prefix */
-            rc = collect_names(L, pool->ioctx, meta.prefix, true, &names, &n_names);
+            rc = collect_names(L, pool->ioctx, meta.prefix, &names, &n_names);
             if (rc < 0)
                 return luaL_error(L, "bench: cannot list objects: %s", strerror(-rc));
             lua_setfield(L, 2, "__names");
@@ -1296,6 +1308,19 @@ static int pool_bench(lua_State *L)
     bench->n_names = n_names;
     bench->alloc_hints = hints;
 
+    if (op == CM_RADOS_WRITE) {
+        /* the run name is this run's from here on: exclusively, before the first write */
+        const char *what;
+        rc = claim_run(pool, run_name, marker, &meta, temporary, &what);
+        if (rc < 0) {
+            cm_rados_bench_fini(bench);
+            cm_engine_lua_finish(&bridge);
+            if (rc == -EEXIST)
+                return raise_name_taken(L, pool, run_name, marker);
+            return raise_bounded(L, 1, rc, lua_pushfstring(L, "%s '%s'", what, run_name));
+        }
+    }
+
     struct cm_engine_result result;
     /* removing benchmark data is how a full cluster is freed: removes go through even when
      * the pool or the cluster is flagged full, as `rados cleanup` does */
@@ -1306,6 +1331,15 @@ static int pool_bench(lua_State *L)
         rados_unset_pool_full_try(pool->ioctx);
     cm_rados_bench_fini(bench);
     if (rc < 0) {
+        if (op == CM_RADOS_WRITE) { /* nothing was written: the claim goes again */
+            rados_ioctx_t io;
+            stop_watch(pool, RUN_MARKER_NAMESPACE, marker);
+            cm_rados_remove_bounded(pool->ioctx, run_name, timeout);
+            if (record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
+                cm_rados_remove_bounded(io, marker, timeout);
+                record_ioctx_done(pool, io);
+            }
+        }
         cm_engine_lua_finish(&bridge);
         return luaL_error(L, "bench: cannot start: %s", strerror(-rc));
     }
