@@ -505,6 +505,7 @@ function Run:refuse_owned_pool(pool, record, cluster)
   local handle = cluster:pool(pool.name)
   local state = owner.state(record, handle, owner.POOL_OBJECT, owner.NAMESPACE)
   if handle then handle:close() end
+  if state ~= "alive" and record.keep == "1" then return end
   if state == "alive" then
     fail_at(self.scenario.site, string.format(
       "pool '%s' (%s) is in use by another cephmark run (%s); wait for it to end, or give the pool another name",
@@ -523,6 +524,7 @@ function Run:create_pools()
       -- another cephmark run's pool is never run in: it deletes the pool when it ends
       local record = cluster:pool_owner(pool.name)
       if record then self:refuse_owned_pool(pool, record, cluster) end
+      -- (a pool kept by a run that ended is an existing pool like any other)
       if not pool.reuse then
         fail_at(self.scenario.site, string.format(
           "pool '%s' (%s) already exists and this run did not create it; set reuse = true in its pool spec to run in it (it is then never deleted), or give the pool another name",
@@ -533,7 +535,8 @@ function Run:create_pools()
     else
       local spec = copy(pool.spec)
       spec.name, spec.label, spec.keep, spec.reuse = pool.name, nil, nil, nil
-      spec.owner = self:owner()
+      spec.owner = copy(self:owner())
+      spec.owner.keep = (pool.keep or self.values.keep_pools) and 1 or 0
       -- marked before the call: an interrupt right after the pool appears still deletes it
       -- (if its owner record says it is this run's)
       pool.creating = true
@@ -879,7 +882,9 @@ function Run:phase(name, target, options)
     if not phase_own_options[k] and k ~= "on_second" then bench[k] = v end
   end
   local entry = pool_label and self:pool_entry(pool_label)
-  if is_handle and entry and entry.created == false then
+  -- (with --agents, each agent writes under a run name and prefix of its own)
+  local local_bench = is_handle and not self.context.agents
+  if local_bench and entry and entry.created == false then
     -- a pool this run did not create: a run name of its own, never the shared default,
     -- and a marker that lets `cephmark cleanup --leftovers` find the write after a SIGKILL
     if bench.run_name == nil then bench.run_name = self:default_run_name() end
@@ -888,7 +893,7 @@ function Run:phase(name, target, options)
       self:remove_own_earlier_write(target, pool_label, bench.run_name)
     end
   end
-  if is_handle and op == "cleanup" then self:check_cleanup(target, pool_label, bench, site) end
+  if local_bench and op == "cleanup" then self:check_cleanup(target, pool_label, bench, site) end
   if options.report == "rados-bench" and op == "write" and bench.prefix == nil then
     -- rados bench prints the object prefix before the run; name it so it can be printed
     bench.prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid())

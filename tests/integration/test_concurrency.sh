@@ -56,7 +56,7 @@ else
 fi
 first= second=
 check "one run succeeds, the other refuses with exit 2 ($first_status, $second_status)" \
-  sh -c "[ $first_status = 0 ] && [ $second_status = 2 ] || [ $first_status = 2 ] && [ $second_status = 0 ]"
+  sh -c "{ [ $first_status = 0 ] && [ $second_status = 2 ]; } || { [ $first_status = 2 ] && [ $second_status = 0 ]; }"
 created=$(cat "$work/a.out" "$work/b.out" | grep -c "created $pool")
 check "exactly one run says it created the pool ($created)" [ "$created" = 1 ]
 check "the winner created it" grep -q "pool data: created $pool" "$work/$winner.out"

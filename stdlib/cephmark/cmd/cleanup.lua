@@ -24,7 +24,8 @@ cluster, one line per item, and with --yes removes it:
 A run is gone when its process is: on this host, its pid no longer runs the process that
 started at the recorded time; on another host, no watch on its owner record answers.
 Anything whose holder lives, and anything without cephmark's owner record, is left alone.
-Kept runs (rados-bench --no-cleanup) are not leftovers.
+Kept runs (rados-bench --no-cleanup) and kept pools (keep = true, -p keep_pools=true,
+pools made through the Lua API's cluster:pool_create) are not leftovers.
 
 options:
   --leftovers               find leftovers (required: the only mode so far)
@@ -53,6 +54,11 @@ local function scan_pool(cluster, info, items, live)
   local pool = cluster:pool(name)
   if not pool then return end
   local record = owner.read_pool_owner(pool)
+  if record and record.keep ~= "0" then
+    -- kept on purpose (keep = true, keep_pools, the Lua API): the operator's now
+    pool:close()
+    return
+  end
   if record then
     if owner.state(record, pool, owner.POOL_OBJECT, owner.NAMESPACE) ~= "gone" then
       live.pools = live.pools + 1

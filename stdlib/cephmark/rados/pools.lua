@@ -110,8 +110,10 @@ return function(methods)
   --   k=, m=, crush_failure_domain="osd"|"host"|..., application="cephmark", owner=}
   --   -> {name=, type=, profile=, profile_created=, owner=} | nil, message, code [, holder]
   -- Refuses, before touching the cluster, a pool its OSDs could never place. The pool is
-  -- claimed with an owner record (owner: the record's fields, default this process); a
-  -- pool another run claimed first gives nil, message, -16 and that run's record.
+  -- claimed with an owner record (owner: the record's fields, default this process, with
+  -- keep = 1 unless owner says keep = 0: only a pool its creator means to delete becomes a
+  -- leftover when the creator dies); a pool another run claimed first gives nil, message,
+  -- -16 and that run's record.
   function methods:pool_create(spec)
     if type(spec) ~= "table" then
       error("pool_create: expected a table {name=..., type=...}, got " .. type(spec), 2)
@@ -137,6 +139,9 @@ return function(methods)
     local fields = {}
     for key, value in pairs(spec.owner or owner.self()) do fields[key] = value end
     fields.pool = name
+    -- a pool made through this API is the script's to delete, and never a leftover; a
+    -- scenario's owner says keep 0 for the pools it deletes at its end
+    if fields.keep == nil then fields.keep = 1 end
     local profile, profile_created
     -- after a successful create, nothing is touched before the claim says the pool is ours
     local function claim_created()
