@@ -9,7 +9,7 @@ work=$(mktemp -d)
 cluster="$CEPHMARK_BUILD_DIR/full-cluster"
 cleanup() {
   [ -n "${bench_pid:-}" ] && kill "$bench_pid" 2>/dev/null
-  "$CEPHMARK" cluster down --dir "$cluster" >/dev/null 2>&1
+  "${cephmark_bin:-$CEPHMARK}" cluster down --dir "$cluster" >/dev/null 2>&1
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
@@ -22,8 +22,24 @@ check() { # check DESCRIPTION COMMAND...: a shell condition as a check
 }
 elapsed_since() { awk -v start="$1" -v now="$(date +%s.%N)" 'BEGIN { printf "%.1f", now - start }'; }
 below() { awk -v value="$1" -v limit="$2" 'BEGIN { exit !(value < limit) }'; }
+# wait_exit PID: its exit status, or 137 after SIGKILL when it is still there after 60 s
+# (a hang must fail the test, not block it)
+wait_exit() {
+  local tries=600
+  while kill -0 "$1" 2>/dev/null && [ "$tries" -gt 0 ]; do
+    sleep 0.1
+    tries=$((tries - 1))
+  done
+  kill -0 "$1" 2>/dev/null && kill -9 "$1"
+  wait "$1"
+}
 
 run_cli 0 cluster up --dir "$cluster" --memstore-size 256M --mgr --quiet
+# every command below is bounded: a hang fails the test instead of blocking it
+cephmark_bin=$CEPHMARK
+printf '#!/bin/sh\nexec timeout -s KILL 60 "%s" "$@"\n' "$cephmark_bin" >"$work/cephmark"
+chmod +x "$work/cephmark"
+CEPHMARK=$work/cephmark
 export CEPH_CONF="$cluster/ceph.conf"
 ceph osd set-nearfull-ratio 0.3 >/dev/null 2>&1
 ceph osd set-backfillfull-ratio 0.35 >/dev/null 2>&1
@@ -34,7 +50,7 @@ ceph osd pool application enable full bench >/dev/null 2>&1
 # 1. A write that fills the cluster: its ops stall (librados holds writes while the OSDs
 # are full); SIGINT once the cluster reports full: exit 130 within 15 s, and one line that
 # says why the run's metadata could not be completed.
-"$CEPHMARK" rados-bench -p full 120 write -b 4M -t 8 --no-cleanup --run-name filler --timeout 5 \
+"$cephmark_bin" rados-bench -p full 120 write -b 4M -t 8 --no-cleanup --run-name filler --timeout 5 \
   >"$work/fill.out" 2>"$work/fill.err" </dev/null &
 bench_pid=$!
 for _ in $(seq 120); do
@@ -45,7 +61,7 @@ check "the cluster became full" sh -c "ceph health 2>/dev/null | grep -q 'full o
 sleep 2
 start=$(date +%s.%N)
 kill -INT "$bench_pid"
-wait "$bench_pid"
+wait_exit "$bench_pid"
 status=$?
 bench_pid=
 took=$(elapsed_since "$start")
@@ -65,12 +81,12 @@ expect_stderr_lines 1
 check "the refusal came within its bound (took $took s)" below "$took" 10
 
 # 3. SIGINT while waiting for that metadata: at once.
-"$CEPHMARK" rados-bench -p full 5 write -b 4K --timeout 60 >/dev/null 2>"$work/wait.err" </dev/null &
+"$cephmark_bin" rados-bench -p full 5 write -b 4K --timeout 60 >/dev/null 2>"$work/wait.err" </dev/null &
 bench_pid=$!
 sleep 3
 start=$(date +%s.%N)
 kill -INT "$bench_pid"
-wait "$bench_pid"
+wait_exit "$bench_pid"
 status=$?
 bench_pid=
 took=$(elapsed_since "$start")
@@ -94,7 +110,7 @@ check "the cluster is no longer full" sh -c "! ceph health 2>/dev/null | grep -q
 ceph osd pool create quota 8 >/dev/null 2>&1
 ceph osd pool application enable quota bench >/dev/null 2>&1
 ceph osd pool set-quota quota max_objects 40 >/dev/null 2>&1
-"$CEPHMARK" rados-bench -p quota 120 write -b 4K -t 4 --rate 100 --timeout 5 \
+"$cephmark_bin" rados-bench -p quota 120 write -b 4K -t 4 --rate 100 --timeout 5 \
   >"$work/quota.out" 2>"$work/quota.err" </dev/null &
 bench_pid=$!
 for _ in $(seq 90); do
@@ -105,7 +121,7 @@ check "the pool reached its quota" sh -c "ceph osd dump 2>/dev/null | grep \"'qu
 sleep 2
 start=$(date +%s.%N)
 kill -INT "$bench_pid"
-wait "$bench_pid"
+wait_exit "$bench_pid"
 status=$?
 bench_pid=
 took=$(elapsed_since "$start")
