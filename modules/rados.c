@@ -830,8 +830,10 @@ static int pool_id(lua_State *L)
 
 static void push_owner(lua_State *L, const struct cm_owner *owner)
 {
+    char run_id[24];
+    snprintf(run_id, sizeof run_id, "%016" PRIx64, owner->run_id);
     lua_createtable(L, 0, 6);
-    lua_pushfstring(L, "%I", (lua_Integer)owner->run_id);
+    lua_pushstring(L, run_id);
     lua_setfield(L, -2, "run_id");
     lua_pushstring(L, owner->host);
     lua_setfield(L, -2, "host");

@@ -98,7 +98,7 @@ return cm.scenario {
 }
 LUA
 run_cli 2 run "$work/reuse.lua" -o "$work/reuse"
-expect_stderr "s:phase\('cleanup'\): no benchmark run 'mien' in pool $pool \(this run wrote 'cephmark_reuse-own_[0-9-]+', 'mine' there\); nothing was removed$"
+expect_stderr "s:phase\('cleanup'\): no benchmark run 'mien' in pool $pool \(this run wrote 'cephmark_reuse-own_[0-9a-f]{16}', 'mine' there\); nothing was removed$"
 expect_stdout "removed [0-9]+ benchmark objects left by this run"
 unchanged "a scenario with a misspelt cleanup run name"
 

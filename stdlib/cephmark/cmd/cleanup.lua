@@ -127,7 +127,7 @@ function M.main(argv)
     return sys.EXIT_OK
   end
   if #positionals > 0 then
-    sys.fail(string.format("%s: unexpected argument '%s'", command, positionals[1]))
+    sys.fail(string.format("%s: unexpected argument '%s' (see `cephmark cleanup --help`)", command, positionals[1]))
   end
   if not opts.leftovers then
     sys.fail(command .. ": say what to clean up: --leftovers (see `cephmark cleanup --help`)")
