@@ -7,11 +7,13 @@
 #include "lstate.h"
 #include "rados_bench.h"
 #include "rados_client.h"
+#include "rados_owner.h"
 #include "registry.h"
 #include "units.h"
 #include "workers.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -26,16 +28,28 @@
  * handle is released when its last user lets go. */
 struct cluster_handle {
     rados_t cluster; /* NULL once shut down */
+    double timeout;  /* the bound of calls made outside the engine (connect's timeout) */
     unsigned users;  /* open pools */
     bool closed;     /* closed by the script: no new use */
+};
+
+/* A watch this process keeps on an owner object (rados_owner.h) while the pool is open. */
+struct owner_watch_entry {
+    struct cm_owner_watch *watch;
+    struct owner_watch_entry *next;
+    char key[320]; /* namespace, '/', object */
 };
 
 struct pool_handle {
     rados_ioctx_t ioctx; /* NULL once destroyed */
     struct cluster_handle *cluster;
+    struct owner_watch_entry *watches;
     unsigned users; /* rbd images and other retainers (rados_lua.h) */
     bool closed;
 };
+
+static int record_ioctx(struct pool_handle *pool, const char *nspace, rados_ioctx_t *io);
+static void record_ioctx_done(struct pool_handle *pool, rados_ioctx_t io);
 
 /* Failures of the world come back as nil, "what: strerror", -errno. */
 static int push_rados_failure(lua_State *L, int rc, const char *what)
@@ -167,6 +181,7 @@ static int rados_lua_connect(lua_State *L)
     memset(handle, 0, sizeof *handle);
     luaL_setmetatable(L, CLUSTER_TYPE);
     char error[512];
+    handle->timeout = options.timeout;
     int rc = cm_rados_connect(&options, &handle->cluster, error, sizeof error);
     if (rc < 0) {
         lua_pushnil(L);
@@ -345,6 +360,12 @@ static int cluster_open_pool(lua_State *L)
 static void pool_release(struct pool_handle *pool)
 {
     if (pool->ioctx && pool->closed && pool->users == 0) {
+        while (pool->watches) {
+            struct owner_watch_entry *entry = pool->watches;
+            pool->watches = entry->next;
+            cm_owner_watch_stop(entry->watch, pool->cluster->timeout);
+            free(entry);
+        }
         rados_ioctx_destroy(pool->ioctx);
         pool->ioctx = NULL;
         pool->cluster->users--;
@@ -579,16 +600,23 @@ static int pool_remove(lua_State *L)
     return 1;
 }
 
-/* pool:objects([prefix]) -> array of object names (in the default namespace). */
+/* pool:objects([prefix [, namespace]]) -> array of object names (in the default namespace,
+ * or the one given). */
 static int pool_objects(lua_State *L)
 {
     struct pool_handle *pool = check_pool(L, 1);
     size_t prefix_len = 0;
     const char *prefix = luaL_optlstring(L, 2, "", &prefix_len);
+    rados_ioctx_t io;
     rados_list_ctx_t list;
-    int rc = rados_nobjects_list_open(pool->ioctx, &list);
+    int rc = record_ioctx(pool, luaL_optstring(L, 3, NULL), &io);
     if (rc < 0)
         return push_rados_failure(L, rc, "list objects");
+    rc = rados_nobjects_list_open(io, &list);
+    if (rc < 0) {
+        record_ioctx_done(pool, io);
+        return push_rados_failure(L, rc, "list objects");
+    }
     lua_newtable(L);
     lua_Integer n = 0;
     const char *entry, *key, *nspace;
@@ -599,8 +627,252 @@ static int pool_objects(lua_State *L)
         lua_rawseti(L, -2, ++n);
     }
     rados_nobjects_list_close(list);
+    record_ioctx_done(pool, io);
     if (rc != -ENOENT)
         return push_rados_failure(L, rc, "list objects");
+    return 1;
+}
+
+/* Small records (owner and metadata objects) go through bounded calls in their own
+ * namespace; an ioctx for another namespace is made for the call. */
+static int record_ioctx(struct pool_handle *pool, const char *nspace, rados_ioctx_t *io)
+{
+    if (!nspace || !*nspace) {
+        *io = pool->ioctx;
+        return 0;
+    }
+    int rc = rados_ioctx_create2(pool->cluster->cluster, rados_ioctx_get_id(pool->ioctx), io);
+    if (rc == 0)
+        rados_ioctx_set_namespace(*io, nspace);
+    return rc;
+}
+
+static void record_ioctx_done(struct pool_handle *pool, rados_ioctx_t io)
+{
+    if (io != pool->ioctx)
+        rados_ioctx_destroy(io);
+}
+
+/* A bounded call's failure: SIGINT raises "interrupted"; a call with no answer says so. */
+static int push_bounded_failure(lua_State *L, struct pool_handle *pool, int rc, const char *what)
+{
+    if (rc == -EINTR)
+        cm_interrupt_check(L);
+    if (rc == -ETIMEDOUT) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: no answer from the OSDs within %d s", what,
+                        (int)(cm_rados_bound(pool->cluster->timeout) + 0.5));
+        lua_pushinteger(L, rc);
+        return 3;
+    }
+    return push_rados_failure(L, rc, what);
+}
+
+/* pool:create_exclusive(name, data [, namespace [, full_try]]) -> true | nil, message, code
+ * (-17 when the object exists): the atomic claim of an owner or metadata object. */
+static int pool_create_exclusive(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    size_t len;
+    const char *data = luaL_checklstring(L, 3, &len);
+    rados_ioctx_t io;
+    int rc = record_ioctx(pool, luaL_optstring(L, 4, NULL), &io);
+    if (rc == 0) {
+        rc =
+            cm_rados_create(io, name, data, len, true, lua_toboolean(L, 5), pool->cluster->timeout);
+        record_ioctx_done(pool, io);
+    }
+    if (rc < 0)
+        return push_bounded_failure(L, pool, rc, lua_pushfstring(L, "create %s", name));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* pool:put(name, data [, namespace [, full_try]]) -> true | nil, message, code: a bounded
+ * write_full */
+static int pool_put(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    size_t len;
+    const char *data = luaL_checklstring(L, 3, &len);
+    rados_ioctx_t io;
+    int rc = record_ioctx(pool, luaL_optstring(L, 4, NULL), &io);
+    if (rc == 0) {
+        rc = cm_rados_create(io, name, data, len, false, lua_toboolean(L, 5),
+                             pool->cluster->timeout);
+        record_ioctx_done(pool, io);
+    }
+    if (rc < 0)
+        return push_bounded_failure(L, pool, rc, lua_pushfstring(L, "write %s", name));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* pool:get(name [, namespace]) -> data (at most 64 KiB) | nil, message, code: bounded */
+static int pool_get(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    rados_ioctx_t io;
+    char *data = NULL;
+    int rc = record_ioctx(pool, luaL_optstring(L, 3, NULL), &io);
+    if (rc == 0) {
+        rc = cm_rados_read_small(io, name, &data, 65536, pool->cluster->timeout);
+        record_ioctx_done(pool, io);
+    }
+    if (rc < 0)
+        return push_bounded_failure(L, pool, rc, lua_pushfstring(L, "read %s", name));
+    lua_pushlstring(L, data, (size_t)rc);
+    free(data);
+    return 1;
+}
+
+/* pool:delete(name [, namespace]) -> true | nil, message, code: a bounded remove that goes
+ * through on a full cluster (full_try) */
+static int pool_delete_record(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    rados_ioctx_t io;
+    int rc = record_ioctx(pool, luaL_optstring(L, 3, NULL), &io);
+    if (rc == 0) {
+        rc = cm_rados_remove_bounded(io, name, pool->cluster->timeout);
+        record_ioctx_done(pool, io);
+    }
+    if (rc < 0)
+        return push_bounded_failure(L, pool, rc, lua_pushfstring(L, "remove %s", name));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int start_watch(struct pool_handle *pool, const char *nspace, const char *name)
+{
+    struct owner_watch_entry *entry = calloc(1, sizeof *entry);
+    if (!entry)
+        return -ENOMEM;
+    snprintf(entry->key, sizeof entry->key, "%s/%s", nspace ? nspace : "", name);
+    int rc =
+        cm_owner_watch_start(pool->cluster->cluster, rados_ioctx_get_id(pool->ioctx),
+                             nspace ? nspace : "", name, pool->cluster->timeout, &entry->watch);
+    if (rc < 0) {
+        free(entry);
+        return rc;
+    }
+    entry->next = pool->watches;
+    pool->watches = entry;
+    return 0;
+}
+
+static void stop_watch(struct pool_handle *pool, const char *nspace, const char *name)
+{
+    char key[320];
+    snprintf(key, sizeof key, "%s/%s", nspace ? nspace : "", name);
+    for (struct owner_watch_entry **at = &pool->watches; *at; at = &(*at)->next) {
+        if (strcmp((*at)->key, key) == 0) {
+            struct owner_watch_entry *entry = *at;
+            *at = entry->next;
+            cm_owner_watch_stop(entry->watch, pool->cluster->timeout);
+            free(entry);
+            return;
+        }
+    }
+}
+
+/* pool:watch(name [, namespace]) -> true | nil, message, code: this process answers probes
+ * on the owner object while the pool handle is open (pool:probe from any host). */
+static int pool_watch(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    int rc = start_watch(pool, luaL_optstring(L, 3, NULL), name);
+    if (rc < 0)
+        return push_bounded_failure(L, pool, rc, lua_pushfstring(L, "watch %s", name));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* pool:unwatch(name [, namespace]) */
+static int pool_unwatch(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    stop_watch(pool, luaL_optstring(L, 3, NULL), luaL_checkstring(L, 2));
+    return 0;
+}
+
+/* pool:probe(name [, namespace [, seconds]]) -> true (a live process watches it), false, or
+ * nil, message, code */
+static int pool_probe(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    double seconds = luaL_optnumber(L, 4, 5);
+    rados_ioctx_t io;
+    int rc = record_ioctx(pool, luaL_optstring(L, 3, NULL), &io);
+    if (rc == 0) {
+        rc = cm_owner_probe(io, name, seconds);
+        record_ioctx_done(pool, io);
+    }
+    if (rc < 0)
+        return push_bounded_failure(L, pool, rc, lua_pushfstring(L, "probe %s", name));
+    lua_pushboolean(L, rc > 0);
+    return 1;
+}
+
+/* pool:id() -> the pool's id */
+static int pool_id(lua_State *L)
+{
+    struct pool_handle *pool = check_pool(L, 1);
+    lua_pushinteger(L, (lua_Integer)rados_ioctx_get_id(pool->ioctx));
+    return 1;
+}
+
+static void push_owner(lua_State *L, const struct cm_owner *owner)
+{
+    char run_id[24];
+    snprintf(run_id, sizeof run_id, "%016" PRIx64, owner->run_id);
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, run_id);
+    lua_setfield(L, -2, "run_id");
+    lua_pushstring(L, owner->host);
+    lua_setfield(L, -2, "host");
+    lua_pushinteger(L, (lua_Integer)owner->pid);
+    lua_setfield(L, -2, "pid");
+    lua_pushinteger(L, (lua_Integer)owner->pid_start);
+    lua_setfield(L, -2, "pid_start");
+    lua_pushstring(L, owner->boot_id);
+    lua_setfield(L, -2, "boot_id");
+    lua_pushinteger(L, (lua_Integer)owner->started);
+    lua_setfield(L, -2, "started");
+}
+
+/* rados.owner() -> this process as an owner, with a new run id: {run_id=, host=, pid=,
+ * pid_start=, boot_id=, started=} */
+static int rados_lua_owner(lua_State *L)
+{
+    struct cm_owner owner = {.run_id = cm_rados_new_run_id()};
+    cm_owner_self(&owner);
+    push_owner(L, &owner);
+    return 1;
+}
+
+/* rados.owner_state{host=, pid=, pid_start=, boot_id=} -> "alive", "gone" or "elsewhere"
+ * (another host's process: probe its owner object) */
+static int rados_lua_owner_state(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    struct cm_owner owner = {0};
+    static const char *const fields[] = {"host", "pid", "pid_start", "boot_id", "started", NULL};
+    for (int i = 0; fields[i]; i++) {
+        lua_getfield(L, 1, fields[i]);
+        const char *value = lua_tostring(L, -1);
+        if (value)
+            cm_owner_parse_field(&owner, fields[i], value);
+        lua_pop(L, 1);
+    }
+    static const char *const names[] = {"gone", "alive", "elsewhere"};
+    lua_pushstring(L, names[cm_owner_local_state(&owner)]);
     return 1;
 }
 
@@ -644,12 +916,45 @@ static void default_prefix(char *out, size_t n)
     snprintf(out, n, "benchmark_data_%s_%d", host, (int)getpid());
 }
 
-/* Lists the pool's objects whose names start with `prefix`, for cleanup without metadata.
- * The names are kept in a Lua table (at the top of the stack) and an array of pointers. */
+/* Runs' markers live in their own namespace, so that `cephmark cleanup --leftovers` finds
+ * a run killed in a pool cephmark did not create without listing the pool's own objects. */
+#define RUN_MARKER_NAMESPACE "cephmark"
+
+static void marker_name(const char *run_name, char *out, size_t n)
+{
+    snprintf(out, n, "run.%s", run_name);
+}
+
+/* A benchmark object under `prefix`: <prefix>_object<N>, or <prefix>object<N> when the
+ * prefix ends with its separator. Nothing else matches: a prefix names one run, so
+ * benchmark_data_host_12 never selects benchmark_data_host_123's objects, and other objects
+ * that start with the prefix are never removed. */
+static bool is_benchmark_object(const char *name, const char *prefix)
+{
+    size_t prefix_len = strlen(prefix);
+    if (strncmp(name, prefix, prefix_len) != 0)
+        return false;
+    const char *tail = name + prefix_len;
+    if (prefix_len > 0 && prefix[prefix_len - 1] == '_' && strncmp(tail, "object", 6) == 0)
+        tail += 6;
+    else if (strncmp(tail, "_object", 7) == 0)
+        tail += 7;
+    else
+        return false;
+    if (!*tail)
+        return false;
+    for (const char *c = tail; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
+    return true;
+}
+
+/* Lists the pool's benchmark objects under `prefix` (is_benchmark_object), for a cleanup
+ * without complete metadata. The names are kept in a Lua table (at the top of the stack)
+ * and an array of pointers. */
 static int collect_names(lua_State *L, rados_ioctx_t io, const char *prefix, char ***names_out,
                          size_t *n_out)
 {
-    size_t prefix_len = strlen(prefix);
     rados_list_ctx_t list;
     int rc = rados_nobjects_list_open(io, &list);
     if (rc < 0)
@@ -658,7 +963,7 @@ static int collect_names(lua_State *L, rados_ioctx_t io, const char *prefix, cha
     size_t n = 0;
     const char *entry, *key, *nspace;
     while ((rc = rados_nobjects_list_next(list, &entry, &key, &nspace)) == 0) {
-        if (strncmp(entry, prefix, prefix_len) != 0 || (nspace && *nspace))
+        if ((nspace && *nspace) || !is_benchmark_object(entry, prefix))
             continue;
         lua_pushstring(L, entry);
         lua_rawseti(L, -2, (lua_Integer)++n);
@@ -678,17 +983,197 @@ static int collect_names(lua_State *L, rados_ioctx_t io, const char *prefix, cha
     return 0;
 }
 
+static bool owner_is_self(const struct cm_owner *owner)
+{
+    struct cm_owner self = {0};
+    cm_owner_self(&self);
+    return strcmp(owner->host, self.host) == 0 && owner->pid == self.pid &&
+           (owner->pid_start == 0 || owner->pid_start == self.pid_start);
+}
+
+/* Whether the process writing a run still lives: from /proc on this host, else by probing
+ * the run's marker, which its writer watches. No answer at all counts as alive. */
+static enum cm_owner_state holder_state(struct pool_handle *pool, const struct cm_owner *owner,
+                                        const char *marker)
+{
+    enum cm_owner_state state = cm_owner_local_state(owner);
+    if (state != CM_OWNER_ELSEWHERE)
+        return state;
+    rados_ioctx_t io;
+    if (record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) < 0)
+        return CM_OWNER_ALIVE;
+    int rc = cm_owner_probe(io, marker, 5);
+    record_ioctx_done(pool, io);
+    return rc == 0 || rc == -ENOENT ? CM_OWNER_GONE : CM_OWNER_ALIVE;
+}
+
+/* Why writes to the pool do not go through, from the osdmap (cluster:write_blocked_reason
+ * in pools.lua): pushes a string, or nil when nothing there explains it. */
+static void push_blocked_reason(lua_State *L, int pool_index)
+{
+    struct pool_handle *pool = lua_touserdata(L, pool_index);
+    char name[256] = "?";
+    rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
+    lua_getiuservalue(L, pool_index, 1);
+    if (lua_getfield(L, -1, "write_blocked_reason") != LUA_TFUNCTION) {
+        lua_pop(L, 2);
+        lua_pushnil(L);
+        return;
+    }
+    lua_insert(L, -2);
+    lua_pushstring(L, name);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK || !lua_isstring(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+    }
+}
+
+/* The message for a bounded call that failed: `what` failed in pool P, and why the
+ * osdmap says writes are blocked when the call got no answer. SIGINT raises "interrupted". */
+static const char *push_bounded_message(lua_State *L, int pool_index, int rc, const char *what)
+{
+    struct pool_handle *pool = lua_touserdata(L, pool_index);
+    char name[256] = "?";
+    rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
+    if (rc == -EINTR)
+        cm_interrupt_check(L);
+    if (rc != -ETIMEDOUT)
+        return lua_pushfstring(L, "cannot %s in pool '%s': %s", what, name, strerror(-rc));
+    int bound = (int)(cm_rados_bound(pool->cluster->timeout) + 0.5);
+    push_blocked_reason(L, pool_index);
+    const char *message;
+    if (lua_isstring(L, -1))
+        message =
+            lua_pushfstring(L, "%s: cannot %s in pool '%s' (no answer from the OSDs within %d s)",
+                            lua_tostring(L, -1), what, name, bound);
+    else
+        message = lua_pushfstring(L, "cannot %s in pool '%s': no answer from the OSDs within %d s",
+                                  what, name, bound);
+    lua_remove(L, -2);
+    return message;
+}
+
+static int raise_bounded(lua_State *L, int pool_index, int rc, const char *what)
+{
+    const char *message = push_bounded_message(L, pool_index, rc, what);
+    char text[1024];
+    snprintf(text, sizeof text, "bench: %s", message);
+    cm_push_user_error(L, 2, text);
+    return lua_error(L);
+}
+
+/* The run name holds a run this very process wrote earlier (a scenario's second write
+ * under one name): it is this run's to overwrite. Returns -EEXIST when it is not. */
+static int reclaim_own_run(struct pool_handle *pool, const char *run_name,
+                           const struct cm_rados_run_meta *meta)
+{
+    struct cm_rados_run_meta existing;
+    char error[512], text[1024];
+    if (cm_rados_meta_read(pool->ioctx, run_name, &existing, error, sizeof error,
+                           pool->cluster->timeout) < 0 ||
+        existing.version < 2 || !owner_is_self(&existing.owner))
+        return -EEXIST;
+    int n = cm_rados_meta_format(meta, false, text, sizeof text);
+    if (n < 0)
+        return n;
+    return cm_rados_create(pool->ioctx, run_name, text, (size_t)n, false, false,
+                           pool->cluster->timeout);
+}
+
+/* A write's run name is taken: say by what, and how to go on. */
+static int raise_name_taken(lua_State *L, struct pool_handle *pool, const char *run_name,
+                            const char *marker)
+{
+    char name[256] = "?", error[512], holder[256], text[1400];
+    rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
+    struct cm_rados_run_meta kept;
+    int rc = cm_rados_meta_read(pool->ioctx, run_name, &kept, error, sizeof error,
+                                pool->cluster->timeout);
+    if (rc == -EINTR)
+        cm_interrupt_check(L);
+    if (rc == -EINVAL) {
+        snprintf(text, sizeof text,
+                 "bench: object '%s' already exists in pool '%s' and is not cephmark run "
+                 "metadata: write under another run name (--run-name, run_name =)",
+                 run_name, name);
+    } else if (rc < 0) {
+        snprintf(text, sizeof text, "bench: run name '%s' is taken in pool '%s' (%s)", run_name,
+                 name, error);
+    } else {
+        cm_owner_describe(&kept.owner, holder, sizeof holder);
+        if (kept.complete)
+            snprintf(text, sizeof text,
+                     "bench: pool '%s' already holds a kept run '%s' (%s, %" PRIu64
+                     " objects): remove it with `cephmark rados-cleanup -p %s --run-name %s`, "
+                     "or write under another run name (--run-name, run_name =)",
+                     name, run_name, kept.version == 1 ? "written by an earlier cephmark" : holder,
+                     kept.objects, name, run_name);
+        else if (holder_state(pool, &kept.owner, marker) == CM_OWNER_ALIVE)
+            snprintf(text, sizeof text,
+                     "bench: run '%s' in pool '%s' is being written by another cephmark run "
+                     "(%s): wait for it to end, or write under another run name (--run-name, "
+                     "run_name =)",
+                     run_name, name, holder);
+        else
+            snprintf(text, sizeof text,
+                     "bench: run '%s' in pool '%s' was left by a cephmark run that is gone "
+                     "(%s): remove it with `cephmark cleanup --leftovers --yes` or `cephmark "
+                     "rados-cleanup -p %s --run-name %s`",
+                     run_name, name, holder, name, run_name);
+    }
+    cm_push_user_error(L, 2, text);
+    return lua_error(L);
+}
+
+/* A write's claim, once everything else was checked: the metadata object is created
+ * exclusively in state running (or replaces this very process's own earlier run), then the
+ * run's marker is written and watched. On failure nothing of the claim is left; `what`
+ * says which step failed. */
+static int claim_run(struct pool_handle *pool, const char *run_name, const char *marker,
+                     const struct cm_rados_run_meta *meta, int temporary, const char **what)
+{
+    double timeout = pool->cluster->timeout;
+    *what = "create the run metadata";
+    int rc = cm_rados_meta_claim(pool->ioctx, run_name, meta, timeout);
+    if (rc == -EEXIST)
+        rc = reclaim_own_run(pool, run_name, meta);
+    if (rc < 0)
+        return rc;
+    char text[1400];
+    int n = cm_rados_meta_format(meta, false, text, sizeof text);
+    if (n > 0)
+        n += snprintf(text + n, sizeof text - (size_t)n, "run_name %s\ntemporary %d\n", run_name,
+                      temporary);
+    rados_ioctx_t io;
+    *what = "create the run marker";
+    rc = record_ioctx(pool, RUN_MARKER_NAMESPACE, &io);
+    if (rc == 0) {
+        rc = cm_rados_create(io, marker, text, (size_t)n, false, false, timeout);
+        record_ioctx_done(pool, io);
+    }
+    if (rc == 0)
+        rc = start_watch(pool, RUN_MARKER_NAMESPACE, marker);
+    if (rc < 0) {
+        cm_rados_remove_bounded(pool->ioctx, run_name, timeout);
+        if (record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
+            cm_rados_remove_bounded(io, marker, timeout);
+            record_ioctx_done(pool, io);
+        }
+    }
+    return rc;
+}
+
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
  *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, hints=,
- *   on_second=}
+ *   temporary=, on_second=}
  *   -> result table (raises on misuse and when the run cannot start) */
 static int pool_bench(lua_State *L)
 {
     struct pool_handle *pool = check_pool(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     /* __names: set below by a cleanup without metadata, if the table is used again */
-    static const char *const own[] = {"__names", "block_size", "hints",  "object_size", "op",
-                                      "prefix",  "run_name",   "verify", NULL};
+    static const char *const own[] = {"__names", "block_size", "hints",     "object_size", "op",
+                                      "prefix",  "run_name",   "temporary", "verify",      NULL};
     cm_lua_check_options(L, 2, "bench", own, true);
     static const char *const op_names[] = {"write", "seq", "rand", "cleanup", NULL};
     const char *op_name = cm_lua_opt_string(L, 2, "op", "write", "bench");
@@ -704,10 +1189,22 @@ static int pool_bench(lua_State *L)
     const char *prefix = cm_lua_opt_string(L, 2, "prefix", NULL, "bench");
     int verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
     int hints = cm_lua_opt_bool(L, 2, "hints", 1, "bench");
+    int temporary = cm_lua_opt_bool(L, 2, "temporary", 0, "bench");
+    if (!*run_name)
+        return luaL_error(L, "bench: run_name must not be empty");
+    if (prefix && !*prefix) {
+        cm_push_user_error(L, 2,
+                           "bench: an empty prefix names every object in the pool: refused (give "
+                           "the run's own prefix, e.g. benchmark_data_HOST_PID)");
+        return lua_error(L);
+    }
+    double timeout = pool->cluster->timeout;
     struct cm_rados_run_meta meta = {0};
-    char error[512];
+    char error[512], marker[300];
+    marker_name(run_name, marker, sizeof marker);
     char **names = NULL;
     size_t n_names = 0;
+    bool have_meta = false; /* cleanup: the run's metadata object exists */
 
     if (op == CM_RADOS_WRITE) {
         meta.block_size = cm_lua_opt_size(L, 2, "block_size", 4 << 20, "bench");
@@ -733,21 +1230,52 @@ static int pool_bench(lua_State *L)
         else
             default_prefix(meta.prefix, sizeof meta.prefix);
         meta.run_id = cm_rados_new_run_id();
-        gethostname(meta.host, sizeof meta.host - 1);
-        meta.pid = getpid();
+        meta.owner.run_id = meta.run_id;
+        cm_owner_self(&meta.owner);
+        meta.version = 2;
     } else {
-        int rc = cm_rados_meta_read(pool->ioctx, run_name, &meta, error, sizeof error);
-        if (rc == -ENOENT && op == CM_RADOS_REMOVE) {
-            /* an interrupted run left no metadata: remove by prefix */
-            const char *by = prefix ? prefix : "benchmark_data_";
-            rc = collect_names(L, pool->ioctx, by, &names, &n_names);
+        int rc = cm_rados_meta_read(pool->ioctx, run_name, &meta, error, sizeof error, timeout);
+        if (rc == -EINTR)
+            cm_interrupt_check(L);
+        if (rc == -ENOENT && op == CM_RADOS_REMOVE && prefix) {
+            /* no metadata: the benchmark objects under the prefix the operator named */
+            rc = collect_names(L, pool->ioctx, prefix, &names, &n_names);
             if (rc < 0)
                 return luaL_error(L, "bench: cannot list objects: %s", strerror(-rc));
             lua_setfield(L, 2, "__names"); /* keep the names alive during the run */
-            snprintf(meta.prefix, sizeof meta.prefix, "%s", by);
+            snprintf(meta.prefix, sizeof meta.prefix, "%s", prefix);
         } else if (rc < 0) {
             cm_push_user_error(L, 2, error);
             return lua_error(L);
+        } else {
+            have_meta = true;
+        }
+        if (have_meta && !meta.complete) {
+            char holder[256], text[1024], name[256] = "?";
+            rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
+            cm_owner_describe(&meta.owner, holder, sizeof holder);
+            bool alive = !owner_is_self(&meta.owner) &&
+                         holder_state(pool, &meta.owner, marker) == CM_OWNER_ALIVE;
+            if (op != CM_RADOS_REMOVE || alive) {
+                if (alive)
+                    snprintf(text, sizeof text,
+                             "bench: run '%s' in pool '%s' is being written by a live cephmark "
+                             "run (%s): refused; that run removes or keeps its own objects",
+                             run_name, name, holder);
+                else
+                    snprintf(text, sizeof text,
+                             "bench: run '%s' in pool '%s' is incomplete: its write (%s) ended "
+                             "before finishing; remove it with `cephmark rados-cleanup -p %s "
+                             "--run-name %s`",
+                             run_name, name, holder, name, run_name);
+                cm_push_user_error(L, 2, text);
+                return lua_error(L);
+            }
+            /* a write that never finished: its objects are found by its recorded prefix */
+            rc = collect_names(L, pool->ioctx, meta.prefix, &names, &n_names);
+            if (rc < 0)
+                return luaL_error(L, "bench: cannot list objects: %s", strerror(-rc));
+            lua_setfield(L, 2, "__names");
         }
     }
 
@@ -782,6 +1310,19 @@ static int pool_bench(lua_State *L)
     bench->n_names = n_names;
     bench->alloc_hints = hints;
 
+    if (op == CM_RADOS_WRITE) {
+        /* the run name is this run's from here on: exclusively, before the first write */
+        const char *what;
+        rc = claim_run(pool, run_name, marker, &meta, temporary, &what);
+        if (rc < 0) {
+            cm_rados_bench_fini(bench);
+            cm_engine_lua_finish(&bridge);
+            if (rc == -EEXIST)
+                return raise_name_taken(L, pool, run_name, marker);
+            return raise_bounded(L, 1, rc, lua_pushfstring(L, "%s '%s'", what, run_name));
+        }
+    }
+
     struct cm_engine_result result;
     /* removing benchmark data is how a full cluster is freed: removes go through even when
      * the pool or the cluster is flagged full, as `rados cleanup` does */
@@ -792,18 +1333,49 @@ static int pool_bench(lua_State *L)
         rados_unset_pool_full_try(pool->ioctx);
     cm_rados_bench_fini(bench);
     if (rc < 0) {
+        if (op == CM_RADOS_WRITE) { /* nothing was written: the claim goes again */
+            rados_ioctx_t io;
+            stop_watch(pool, RUN_MARKER_NAMESPACE, marker);
+            cm_rados_remove_bounded(pool->ioctx, run_name, timeout);
+            if (record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
+                cm_rados_remove_bounded(io, marker, timeout);
+                record_ioctx_done(pool, io);
+            }
+        }
         cm_engine_lua_finish(&bridge);
         return luaL_error(L, "bench: cannot start: %s", strerror(-rc));
     }
     int meta_rc = 0;
+    const char *meta_what = NULL;
     if (op == CM_RADOS_WRITE) {
         meta.blocks = result.started;
         uint64_t per_object = meta.object_size / meta.block_size;
         meta.objects = (meta.blocks + per_object - 1) / per_object;
-        meta_rc = cm_rados_meta_write(pool->ioctx, run_name, &meta);
-    } else if (op == CM_RADOS_REMOVE && !names && result.errors == 0 && !result.interrupted) {
-        meta_rc = rados_remove(pool->ioctx, run_name);
+        meta_rc = cm_rados_meta_complete(pool->ioctx, run_name, &meta, timeout);
+        meta_what = "complete the run metadata";
+        if (meta_rc == 0 && !temporary) {
+            /* a kept run is the operator's from now on: no marker for --leftovers */
+            rados_ioctx_t io;
+            stop_watch(pool, RUN_MARKER_NAMESPACE, marker);
+            if (record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
+                cm_rados_remove_bounded(io, marker, timeout);
+                record_ioctx_done(pool, io);
+            }
+        }
+    } else if (op == CM_RADOS_REMOVE && result.errors == 0 && !result.interrupted) {
+        if (have_meta) {
+            meta_rc = cm_rados_remove_bounded(pool->ioctx, run_name, timeout);
+            meta_what = "remove the run metadata";
+        }
+        rados_ioctx_t io;
+        stop_watch(pool, RUN_MARKER_NAMESPACE, marker);
+        if (have_meta && record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
+            cm_rados_remove_bounded(io, marker, timeout);
+            record_ioctx_done(pool, io);
+        }
     }
+    if (meta_rc == -ENOENT)
+        meta_rc = 0;
     cm_engine_lua_push_result(L, &result, &config);
     cm_engine_result_free(&result);
     lua_pushstring(L, op_name);
@@ -823,8 +1395,12 @@ static int pool_bench(lua_State *L)
         lua_setfield(L, -2, "hints");
     }
     if (meta_rc < 0) {
-        lua_pushfstring(L, "run metadata '%s': %s", run_name, strerror(-meta_rc));
-        lua_setfield(L, -2, "metadata_error");
+        int result_index = lua_gettop(L);
+        if (meta_rc == -EINTR)
+            meta_rc = -ETIMEDOUT; /* the result still goes back: say it got no answer */
+        push_bounded_message(L, 1, meta_rc, lua_pushfstring(L, "%s '%s'", meta_what, run_name));
+        lua_setfield(L, result_index, "metadata_error");
+        lua_settop(L, result_index);
     }
     lua_createtable(L, (int)bench->n_verify_errors, 0);
     for (unsigned i = 0; i < bench->n_verify_errors; i++) {
@@ -866,17 +1442,27 @@ int luaopen_cephmark_rados(lua_State *L)
     static const luaL_Reg pool_methods[] = {
         {"bench", pool_bench},
         {"close", pool_close},
+        {"create_exclusive", pool_create_exclusive},
+        {"delete", pool_delete_record},
+        {"get", pool_get},
+        {"id", pool_id},
         {"name", pool_name},
         {"objects", pool_objects},
+        {"probe", pool_probe},
+        {"put", pool_put},
         {"read", pool_read},
         {"remove", pool_remove},
         {"stat", pool_stat},
+        {"unwatch", pool_unwatch},
+        {"watch", pool_watch},
         {"write", pool_write},
         {"write_full", pool_write_full},
         {NULL, NULL},
     };
     static const luaL_Reg functions[] = {
         {"connect", rados_lua_connect},
+        {"owner", rados_lua_owner},
+        {"owner_state", rados_lua_owner_state},
         {NULL, NULL},
     };
     build_metatable(L, CLUSTER_TYPE, cluster_methods, cluster_close, cluster_tostring);

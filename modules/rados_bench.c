@@ -392,41 +392,52 @@ void cm_rados_bench_fini(struct cm_rados_bench *bench)
     pthread_mutex_destroy(&bench->block_lock);
 }
 
-int cm_rados_meta_write(rados_ioctx_t io, const char *run_name,
-                        const struct cm_rados_run_meta *meta)
+int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, char *text,
+                         size_t size)
 {
-    char text[1024];
-    int n = snprintf(text, sizeof text,
-                     "cephmark-run-metadata 1\n"
+    int n = snprintf(text, size,
+                     "cephmark-run-metadata 2\nstate %s\n"
                      "prefix %s\nobject_size %" PRIu64 "\nblock_size %" PRIu64 "\nblocks %" PRIu64
-                     "\nobjects %" PRIu64 "\nrun_id %" PRIu64 "\nhost %s\npid %" PRId64 "\n",
-                     meta->prefix, meta->object_size, meta->block_size, meta->blocks, meta->objects,
-                     meta->run_id, meta->host, meta->pid);
-    if (n < 0 || (size_t)n >= sizeof text)
+                     "\nobjects %" PRIu64 "\n",
+                     complete ? "complete" : "running", meta->prefix, meta->object_size,
+                     meta->block_size, meta->blocks, meta->objects);
+    if (n < 0 || (size_t)n >= size)
         return -ENAMETOOLONG;
-    return rados_write_full(io, run_name, text, (size_t)n);
+    struct cm_owner owner = meta->owner;
+    owner.run_id = meta->run_id;
+    int m = cm_owner_format(&owner, text + n, size - (size_t)n);
+    if (m < 0)
+        return -ENAMETOOLONG;
+    return n + m;
 }
 
-int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_run_meta *meta,
-                       char *error, size_t error_size)
+static int meta_store(rados_ioctx_t io, const char *run_name, const struct cm_rados_run_meta *meta,
+                      bool complete, bool exclusive, double timeout)
 {
-    char text[1025];
-    int rc = rados_read(io, run_name, text, sizeof text - 1, 0);
-    if (rc == -ENOENT) {
-        snprintf(error, error_size,
-                 "no benchmark run '%s' in this pool: run a write phase first (and keep its "
-                 "objects: no cleanup)",
-                 run_name);
-        return rc;
-    }
-    if (rc < 0) {
-        snprintf(error, error_size, "cannot read the run metadata '%s': %s", run_name,
-                 strerror(-rc));
-        return rc;
-    }
-    text[rc] = '\0';
+    char text[1024];
+    int n = cm_rados_meta_format(meta, complete, text, sizeof text);
+    if (n < 0)
+        return n;
+    return cm_rados_create(io, run_name, text, (size_t)n, exclusive, false, timeout);
+}
+
+int cm_rados_meta_claim(rados_ioctx_t io, const char *run_name,
+                        const struct cm_rados_run_meta *meta, double timeout)
+{
+    return meta_store(io, run_name, meta, false, true, timeout);
+}
+
+int cm_rados_meta_complete(rados_ioctx_t io, const char *run_name,
+                           const struct cm_rados_run_meta *meta, double timeout)
+{
+    return meta_store(io, run_name, meta, true, false, timeout);
+}
+
+bool cm_rados_meta_parse(char *text, struct cm_rados_run_meta *meta)
+{
     memset(meta, 0, sizeof *meta);
     int fields = 0, version = 0;
+    bool running = false;
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char key[32], value[128];
@@ -434,6 +445,8 @@ int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_r
             continue;
         if (strcmp(key, "cephmark-run-metadata") == 0)
             version = atoi(value);
+        else if (strcmp(key, "state") == 0)
+            running = strcmp(value, "running") == 0;
         else if (strcmp(key, "prefix") == 0 && ++fields)
             snprintf(meta->prefix, sizeof meta->prefix, "%s", value);
         else if (strcmp(key, "object_size") == 0 && ++fields)
@@ -446,13 +459,36 @@ int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_r
             meta->objects = strtoull(value, NULL, 10);
         else if (strcmp(key, "run_id") == 0 && ++fields)
             meta->run_id = strtoull(value, NULL, 10);
-        else if (strcmp(key, "host") == 0)
-            snprintf(meta->host, sizeof meta->host, "%.63s", value);
-        else if (strcmp(key, "pid") == 0)
-            meta->pid = strtoll(value, NULL, 10);
+        else
+            cm_owner_parse_field(&meta->owner, key, value);
     }
-    if (version != 1 || fields != 6 || meta->block_size == 0 ||
-        meta->object_size < meta->block_size) {
+    meta->owner.run_id = meta->run_id;
+    meta->version = version;
+    meta->complete = !running;
+    return (version == 1 || version == 2) && fields == 6 && meta->block_size != 0 &&
+           meta->object_size >= meta->block_size && meta->prefix[0];
+}
+
+int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_run_meta *meta,
+                       char *error, size_t error_size, double timeout)
+{
+    char *text = NULL;
+    int rc = cm_rados_read_small(io, run_name, &text, 4096, timeout);
+    if (rc == -ENOENT) {
+        snprintf(error, error_size,
+                 "no benchmark run '%s' in this pool: run a write phase first (and keep its "
+                 "objects: no cleanup)",
+                 run_name);
+        return rc;
+    }
+    if (rc < 0) {
+        snprintf(error, error_size, "cannot read the run metadata '%s': %s", run_name,
+                 rc == -ETIMEDOUT ? "no answer from the OSDs in time" : strerror(-rc));
+        return rc;
+    }
+    bool ok = cm_rados_meta_parse(text, meta);
+    free(text);
+    if (!ok) {
         snprintf(error, error_size,
                  "object '%s' is not cephmark run metadata (written by another tool?)", run_name);
         return -EINVAL;

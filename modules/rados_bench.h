@@ -6,6 +6,7 @@
 
 #include "engine.h"
 #include "payload.h"
+#include "rados_owner.h"
 #include "rados_zerocopy.h"
 
 #include <pthread.h>
@@ -23,8 +24,11 @@ struct cm_rados_run_meta {
     uint64_t blocks;  /* blocks started by the write run, in write order */
     uint64_t objects; /* objects touched: ceil(blocks / blocks per object) */
     uint64_t run_id;  /* in every payload header, and the payload seed */
-    char host[64];
-    int64_t pid;
+    /* format 2 (written at the start of a write, completed at its end); format 1 runs,
+     * written by earlier versions at the end only, read as complete */
+    int version;
+    bool complete;
+    struct cm_owner owner; /* the writing process */
 };
 
 #define CM_RADOS_VERIFY_ERRORS_KEPT 8
@@ -71,11 +75,21 @@ int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_
                         size_t error_size);
 void cm_rados_bench_fini(struct cm_rados_bench *bench);
 
-/* The metadata object: a small text object named after the run. */
-int cm_rados_meta_write(rados_ioctx_t io, const char *run_name,
-                        const struct cm_rados_run_meta *meta);
+/* The metadata object: a small text object named after the run. claim creates it
+ * exclusively in state running before the first write (-EEXIST: the name is taken);
+ * complete replaces it with the counts at the end. Both are bounded (cm_rados_wait). */
+int cm_rados_meta_claim(rados_ioctx_t io, const char *run_name,
+                        const struct cm_rados_run_meta *meta, double timeout);
+int cm_rados_meta_complete(rados_ioctx_t io, const char *run_name,
+                           const struct cm_rados_run_meta *meta, double timeout);
+/* The metadata as text, for the run's marker object (docs/rados.md, "Ownership"). */
+int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, char *text,
+                         size_t size);
+/* Reads a run's metadata: 0, or -ENOENT / -EINVAL / a librados error with a sentence. */
 int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_run_meta *meta,
-                       char *error, size_t error_size);
+                       char *error, size_t error_size, double timeout);
+/* Parses metadata text (format 1 or 2); false if it is not cephmark run metadata. */
+bool cm_rados_meta_parse(char *text, struct cm_rados_run_meta *meta);
 
 /* A fresh 64-bit run id from the kernel's random source. */
 uint64_t cm_rados_new_run_id(void);

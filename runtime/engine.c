@@ -424,6 +424,16 @@ static void watchdog_signal(struct cm_engine *engine)
     (void)unused;
 }
 
+/* After SIGINT, ops that do not complete (a full cluster pauses writes indefinitely) are
+ * abandoned after at most 8 s, so that the interrupt acts within 15 s whatever the drain
+ * timeout. */
+#define INTERRUPT_DRAIN_NS (8 * NS_PER_S)
+
+static uint64_t interrupt_drain_ns(const struct cm_engine *engine)
+{
+    return min_u64(engine->drain_timeout_ns, INTERRUPT_DRAIN_NS);
+}
+
 /* The watchdog of a blocking run: it costs nothing while the run goes well (it sleeps in
  * poll until the drain deadline, SIGINT or a new deadline from the loop) and fires once. */
 static void *watchdog_main(void *arg)
@@ -437,7 +447,7 @@ static void *watchdog_main(void *arg)
     while (!atomic_load(&engine->watchdog_exit)) {
         uint64_t now = cm_now_ns();
         if (watch_interrupt && cm_interrupted() && interrupt_deadline == UINT64_MAX)
-            interrupt_deadline = now + engine->drain_timeout_ns;
+            interrupt_deadline = now + interrupt_drain_ns(engine);
         uint64_t deadline = min_u64(min_u64(stop_deadline, interrupt_deadline),
                                     atomic_load(&engine->published_deadline));
         if (!fired && now >= deadline) {
@@ -534,7 +544,7 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     }
     engine->last_completion_ns = engine->start_ns;
 
-    uint64_t drain_deadline = UINT64_MAX;
+    uint64_t drain_deadline = UINT64_MAX, interrupt_deadline = UINT64_MAX;
     double drain_timeout = config->drain_timeout > 0 ? config->drain_timeout : 60;
     engine->drain_timeout_ns = (uint64_t)(drain_timeout * 1e9);
     if (engine->blocking) {
@@ -570,8 +580,13 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
         }
         if (now >= engine->stop_ns)
             engine->no_more_work = true;
-        if (engine->no_more_work && drain_deadline == UINT64_MAX) {
-            drain_deadline = now + engine->drain_timeout_ns;
+        uint64_t wanted = UINT64_MAX;
+        if (engine->no_more_work && drain_deadline == UINT64_MAX)
+            wanted = now + engine->drain_timeout_ns;
+        if (result->interrupted && interrupt_deadline == UINT64_MAX)
+            wanted = min_u64(wanted, interrupt_deadline = now + interrupt_drain_ns(engine));
+        if (wanted < drain_deadline) {
+            drain_deadline = wanted;
             if (engine->watchdog_started) {
                 atomic_store(&engine->published_deadline, drain_deadline);
                 watchdog_signal(engine);
@@ -585,6 +600,9 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
             continue; /* slots came free: refill before sleeping */
         wait_for_work(engine, drain_deadline);
     }
+    /* a loop blocked in the target until the watchdog fired never saw the interrupt */
+    if (cm_interrupted() && !config->ignore_interrupt)
+        result->interrupted = true;
     result->drained = engine->in_flight == 0;
     /* the partial last second is part of the series when anything happened in it, marked
      * partial and left out of the per-second statistics */

@@ -25,6 +25,9 @@ static const char usage_text[] =
     "                            a drop-in for `rados bench`, with percentiles\n"
     "  rados-cleanup -p POOL [--run-name NAME] [--prefix PREFIX]\n"
     "                            remove a benchmark run's objects, like `rados cleanup`\n"
+    "  cleanup --leftovers [--yes]\n"
+    "                            list (remove, with --yes) what cephmark runs that are gone\n"
+    "                            left: pools, EC profiles, runs' objects\n"
     "  rbd-bench [POOL/]IMAGE --io-type read|write|readwrite [options]\n"
     "                            a drop-in for `rbd bench`, with percentiles\n"
     "  swift-bench [OPTIONS] [CONF_FILE]\n"
@@ -67,9 +70,9 @@ static const char run_usage_text[] =
     "bad input or configuration error; 130 interrupted.\n";
 
 /* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
-static const char *const stdlib_commands[] = {"cluster",   "rados-bench", "rados-cleanup",
-                                              "rbd-bench", "report",      "netserver",
-                                              "agent",     "swift-bench", NULL};
+static const char *const stdlib_commands[] = {
+    "cluster", "rados-bench", "rados-cleanup", "rbd-bench",   "report",
+    "cleanup", "netserver",   "agent",         "swift-bench", NULL};
 
 static int usage_error(const char *fmt, const char *arg)
 {

@@ -493,11 +493,39 @@ function Run:open_results_dir()
   self.results_dir_created = not existed
 end
 
+-- This run as the owner of what it creates (one run id for its pools and runs).
+function Run:owner()
+  if not self.owner_record then self.owner_record = require("cephmark.rados").owner() end
+  return self.owner_record
+end
+
+-- A pool found under a scenario pool's name that another cephmark run created: refused,
+-- naming that run, and how to remove it when its process is gone.
+function Run:refuse_owned_pool(pool, record, cluster)
+  local owner = require "cephmark.rados.owner"
+  local handle = cluster:pool(pool.name)
+  local state = owner.state(record, handle, owner.POOL_OBJECT, owner.NAMESPACE)
+  if handle then handle:close() end
+  if state ~= "alive" and record.keep == "1" then return end
+  if state == "alive" then
+    fail_at(self.scenario.site, string.format(
+      "pool '%s' (%s) is in use by another cephmark run (%s); wait for it to end, or give the pool another name",
+      pool.name, pool.label, owner.describe(record)))
+  end
+  fail_at(self.scenario.site, string.format(
+    "pool '%s' (%s) was left by a cephmark run that is gone (%s): `cephmark cleanup --leftovers` lists what it left, `cephmark cleanup --leftovers --yes` removes it; or give the pool another name",
+    pool.name, pool.label, owner.describe(record)))
+end
+
 function Run:create_pools()
   if #self.pools == 0 then return end
   local cluster = self:cluster()
   for _, pool in ipairs(self.pools) do
     if cluster:pool_exists(pool.name) then
+      -- another cephmark run's pool is never run in: it deletes the pool when it ends
+      local record = cluster:pool_owner(pool.name)
+      if record then self:refuse_owned_pool(pool, record, cluster) end
+      -- (a pool kept by a run that ended is an existing pool like any other)
       if not pool.reuse then
         fail_at(self.scenario.site, string.format(
           "pool '%s' (%s) already exists and this run did not create it; set reuse = true in its pool spec to run in it (it is then never deleted), or give the pool another name",
@@ -508,11 +536,23 @@ function Run:create_pools()
     else
       local spec = copy(pool.spec)
       spec.name, spec.label, spec.keep, spec.reuse = pool.name, nil, nil, nil
+      spec.owner = copy(self:owner())
+      spec.owner.keep = (pool.keep or self.values.keep_pools) and 1 or 0
       -- marked before the call: an interrupt right after the pool appears still deletes it
+      -- (if its owner record says it is this run's)
       pool.creating = true
-      local created, err = cluster:pool_create(spec)
-      if not created then sys.fail("cannot create " .. tostring(err)) end
-      pool.created, pool.profile = true, created.profile
+      local created, err, code, holder = cluster:pool_create(spec)
+      if not created then
+        pool.creating = nil
+        if holder then
+          fail_at(self.scenario.site, string.format(
+            "pool '%s' (%s) is being created by another cephmark run (%s); nothing was created or deleted: wait for it to end, or give the pool another name",
+            pool.name, pool.label, require("cephmark.rados.owner").describe(holder)))
+        end
+        sys.fail("cannot create " .. tostring(err))
+      end
+      pool.created = true
+      pool.profile = created.profile_created and created.profile or nil
       say(string.format("pool %s: created %s (%s, pg_num %d)", pool.label, pool.name,
         describe_pool_spec(pool.spec), pool.spec.pg_num or 8))
     end
@@ -842,6 +882,19 @@ function Run:phase(name, target, options)
   for k, v in pairs(options) do
     if not phase_own_options[k] and k ~= "on_second" then bench[k] = v end
   end
+  local entry = pool_label and self:pool_entry(pool_label)
+  -- (with --agents, each agent writes under a run name and prefix of its own)
+  local local_bench = is_handle and not self.context.agents
+  if local_bench and entry and entry.created == false then
+    -- a pool this run did not create: a run name of its own, never the shared default,
+    -- and a marker that lets `cephmark cleanup --leftovers` find the write after a SIGKILL
+    if bench.run_name == nil then bench.run_name = self:default_run_name() end
+    if op == "write" then
+      bench.temporary = true
+      self:remove_own_earlier_write(target, pool_label, bench.run_name)
+    end
+  end
+  if local_bench and op == "cleanup" then self:check_cleanup(target, pool_label, bench, site) end
   if options.report == "rados-bench" and op == "write" and bench.prefix == nil then
     -- rados bench prints the object prefix before the run; name it so it can be printed
     bench.prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid())
@@ -902,6 +955,43 @@ function Run:pool_entry_by_name(name)
     if pool.name == name and pool.created then return pool end
   end
   return nil
+end
+
+-- The run name of this run's writes in pools it did not create.
+function Run:default_run_name()
+  if not self.run_name_default then
+    self.run_name_default = string.format("cephmark_%s_%s", self.scenario.name:gsub("[^%w_.-]", "_"),
+      self:owner().run_id)
+  end
+  return self.run_name_default
+end
+
+-- A second write under the same run name in a pool this run did not create: the first
+-- one's objects go first, so none are orphaned in the operator's pool.
+function Run:remove_own_earlier_write(handle, pool_label, run_name)
+  local key = tostring(pool_label) .. "\0" .. run_name
+  local earlier = self.written[key]
+  if not earlier then return end
+  local removed = earlier.handle:bench { op = "cleanup", run_name = run_name, threads = 64 }
+  self.written[key] = nil
+  say(string.format("pool %s: removed %d objects of this run's earlier write '%s'", pool_label, removed.ops, run_name))
+end
+
+-- A cleanup phase removes a run that exists: a misspelt run name is refused, never
+-- taken as a prefix (nothing is removed). The run names this run wrote are listed.
+function Run:check_cleanup(handle, pool_label, bench, site)
+  if bench.prefix ~= nil then return end -- the script names the objects itself
+  local run_name = bench.run_name or "cephmark_bench_last_metadata"
+  local text, _, code = handle:get(run_name)
+  if text or code ~= -2 then return end
+  local wrote = {}
+  for _, leftover in pairs(self.written) do
+    if leftover.pool == pool_label then wrote[#wrote + 1] = "'" .. leftover.run_name .. "'" end
+  end
+  table.sort(wrote)
+  fail_at(site, string.format(
+    "s:phase('cleanup'): no benchmark run '%s' in pool %s (this run wrote %s there); nothing was removed",
+    run_name, handle:name(), #wrote > 0 and table.concat(wrote, ", ") or "nothing"))
 end
 
 -- Benchmark objects a write left in a pool the scenario did not create are removed at the
@@ -1255,7 +1345,17 @@ function Run:finish(ok, err)
           step("deleting pool " .. pool.name, function()
             local cluster = self:cluster()
             if not pool.created and not cluster:pool_exists(pool.name) then return end
-            local deleted, derr = cluster:pool_delete(pool.name, { profile = pool.profile })
+            if not pool.created then
+              -- interrupted while creating: only a pool whose owner record is this run's
+              local record = cluster:pool_owner(pool.name)
+              if not record or tostring(record.run_id) ~= tostring(self:owner().run_id) then
+                pool.creating = nil
+                return
+              end
+            end
+            -- the owner record is checked again: a pool is deleted only if it is this run's
+            local deleted, derr = cluster:pool_delete(pool.name, { profile = pool.profile,
+              owner = self:owner().run_id })
             if not deleted then error(derr, 0) end
             pool.deleted = true
             say(string.format("pool %s: deleted %s", pool.label, pool.name))

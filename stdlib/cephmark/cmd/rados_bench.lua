@@ -23,7 +23,8 @@ options:
   -O, --object-size SIZE    object size (default: the block size)
   --max-objects N           stop writing after N ops
   --no-cleanup              keep the written objects (for later seq/rand runs)
-  --run-name NAME           the run's metadata object (default cephmark_bench_last_metadata)
+  --run-name NAME           the run's metadata object (default cephmark_bench_last_metadata);
+                            a write refuses a name that holds a kept run or a live one
   --rate OPS                open loop: start OPS ops per second (latency corrected for
                             coordinated omission)
   --warmup SECONDS          leave the first seconds out of the summary
@@ -63,7 +64,7 @@ local spec = {
 
 local command = "rados-bench"
 
-local function fail(message) sys.fail(command .. ": " .. message) end
+local function fail(message, code) sys.fail(command .. ": " .. message, code) end
 
 function M.main(argv)
   local opts, positionals = args.parse(command, argv, spec)
@@ -113,6 +114,9 @@ function M.main(argv)
     block_size = block_size, object_size = object_size,
     run_name = opts.run_name, verify = not opts.no_verify, hints = not opts.no_hints,
     warmup = warmup,
+    -- a write that is cleaned up at its end keeps its marker until then, so that
+    -- `cephmark cleanup --leftovers` finds it after a SIGKILL; a kept run is the operator's
+    temporary = mode == "write" and not opts.no_cleanup or nil,
     prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid()),
   }
   if mode == "write" and max_objects and max_objects > 0 then bench.ops = max_objects end
@@ -128,15 +132,21 @@ function M.main(argv)
   printer:start()
   local ok, result = pcall(pool.bench, pool, bench)
   if not ok then
-    local message = sys.error_info(result)
-    fail((tostring(message):gsub("^bench: ", "")))
+    local message, code = sys.error_info(result)
+    fail((tostring(message):gsub("^bench: ", "")), code)
   end
   printer:summary(result)
+  if result.metadata_error then io.stderr:write("cephmark: rados-bench: " .. result.metadata_error .. "\n") end
 
   if mode == "write" and not opts.no_cleanup then
     local started = sys.monotonic()
     if not json_output then print("Cleaning up (deleting benchmark objects)") end
-    local removed = pool:bench { op = "cleanup", run_name = result.run_name, threads = math.max(threads, 256) }
+    local cleaned, removed = pcall(pool.bench, pool, { op = "cleanup", run_name = result.run_name,
+      threads = math.max(threads, 256) })
+    if not cleaned then
+      local message, code = sys.error_info(removed)
+      fail((tostring(message):gsub("^bench: ", "")), code)
+    end
     if not json_output then
       print(string.format("Removed %d objects", removed.ops))
       print(string.format("Clean up completed and total clean up time :%g", sys.monotonic() - started))
@@ -150,7 +160,7 @@ function M.main(argv)
   end
   pool:close()
   if result.interrupted then return sys.EXIT_INTERRUPTED end
-  if result.errors > 0 or result.verify_failures > 0 then return sys.EXIT_FAILED_OPS end
+  if result.errors > 0 or result.verify_failures > 0 or result.metadata_error then return sys.EXIT_FAILED_OPS end
   return sys.EXIT_OK
 end
 
