@@ -701,6 +701,10 @@ static int connection_bench(lua_State *L)
     struct cm_engine_config config;
     struct cm_engine_lua bridge;
     cm_engine_lua_config(L, 2, "bench", 10, &config, &bridge);
+    if (options.op == CM_HTTP_PUT || options.op == CM_HTTP_GET)
+        cm_engine_lua_check_memory(L, &config, &bridge, size_max, 0, size_max + (1 << 20),
+                                   options.op == CM_HTTP_PUT ? "PUT bodies" : "GET buffers",
+                                   "lower threads (concurrency) or the object size", "bench");
     /* with no bound given, a delete removes every object and a put of N objects writes N */
     if (!bounded && (options.op == CM_HTTP_DELETE || (options.op == CM_HTTP_PUT && objects))) {
         config.seconds = 0;

@@ -113,6 +113,8 @@ static int socket_bench(lua_State *L)
     struct cm_engine_config config;
     struct cm_engine_lua bridge;
     cm_engine_lua_config(L, 1, what, 10, &config, &bridge);
+    cm_engine_lua_check_memory(L, &config, &bridge, first > response ? first : response, 0, 0,
+                               "stream buffers", "lower streams or buffer_size", what);
     if (config.depth > CM_NET_MAX_STREAMS) {
         cm_engine_lua_finish(&bridge);
         return luaL_error(L, "%s: streams must be between 1 and %d, got %d", what,
