@@ -68,6 +68,10 @@ static void test_op_and_byte_bounds(void)
     CHECK(result.started == 1000);
     CHECK(result.ops == 1000);
     CHECK(cm_hist_count(result.latency) == 1000);
+    /* the run ends with its last op: it does not sleep on to the next second's tick when
+     * the bound falls on a multiple of the depth (it did, for a whole second) */
+    CHECK_MSG(result.series_len == 1 && result.series[0].partial,
+              "%zu seconds in the series of a run of 1000 null ops", result.series_len);
     cm_engine_result_free(&result);
 
     config = (struct cm_engine_config){.depth = 4, .max_bytes = 4096 * 10 + 1};
