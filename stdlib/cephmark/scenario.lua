@@ -987,7 +987,12 @@ function Run:sweep(definition, fn)
   -- its size before anything is made of it: a sweep too large to mean is refused (or asked
   -- about) before its points are built and before any of its phases runs
   say(string.format("sweep: %d points (%s)", definition.count, sweep.shape(definition)))
-  sweep.confirm(definition, self.context.yes, site)
+  local confirmed, refusal = pcall(sweep.confirm, definition, self.context.yes, site)
+  if not confirmed then
+    -- refused before any phase ran: like a run refused at its start, it leaves no folder
+    if #self.records == 0 then self.reached_run = false end
+    error(refusal, 0)
+  end
   local points = sweep.points(definition, function(name, values) return self:dimension_type(name, values) end)
   self.sweeps[#self.sweeps + 1] = sweep.describe(definition, points)
   local sweep_started

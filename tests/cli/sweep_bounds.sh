@@ -36,6 +36,21 @@ expect_stderr_line "cephmark: $work/sweep.lua:10: sweep: 1001 points (block_size
 expect_stderr_lines 1
 checks=$((checks + 1))
 if grep -q '^\[1\]' "$out_file"; then failures=$((failures + 1)); echo "FAIL: a phase ran before the refusal"; fi
+checks=$((checks + 1))
+[ ! -e "$work/refused" ] || { failures=$((failures + 1)); echo "FAIL: the refused run left a results folder"; }
+
+# on a terminal it asks; "n" refuses, "y" runs (script(1) gives the run a terminal)
+if command -v script >/dev/null; then
+  (sleep 1; printf 'n\n') | script -qec "'$CEPHMARK' run '$work/sweep.lua' -p a=7 -p b=143 -p ops=1 -o '$work/asked-no'" /dev/null >"$out_file" 2>&1
+  last_status=$? last_command="run sweep.lua on a terminal, answered n"
+  checks=$((checks + 1)); [ "$last_status" = 2 ] || { failures=$((failures + 1)); echo "FAIL: $last_command: exit $last_status"; }
+  expect_stdout 'is more than 1000; run them all\? \[y/N\] '
+  expect_stdout 'sweep: 1001 points \(block_size 143 x threads 7\) is more than 1000, not confirmed'
+  (sleep 1; printf 'y\n') | script -qec "'$CEPHMARK' run '$work/sweep.lua' -p a=7 -p b=143 -p ops=1 -o '$work/asked-yes'" /dev/null >"$out_file" 2>&1
+  last_status=$? last_command="run sweep.lua on a terminal, answered y"
+  checks=$((checks + 1)); [ "$last_status" = 0 ] || { failures=$((failures + 1)); echo "FAIL: $last_command: exit $last_status"; }
+  expect_stdout '^-- point 1001/1001: '
+fi
 
 # with --yes it runs, with its size and an estimate after the first point
 run_cli 0 run "$work/sweep.lua" --yes -p a=7 -p b=143 -p ops=1 -o "$work/accepted"
