@@ -799,6 +799,12 @@ function Run:run_phase(name, op, pool_label, options, runner, site)
   end
   self.records[#self.records + 1] = record
   printer.summary(result)
+  if is_bench_result(result) and type(result.gave_up) == "string" then
+    -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
+    record.error = result.gave_up
+    io.stdout:flush()
+    io.stderr:write("cephmark: ", result.gave_up, "\n")
+  end
   if hooks.after_phase then hooks.after_phase(self, record) end
   self:save(false)
   if record.status == "interrupted" then sys.fail("interrupted", sys.EXIT_INTERRUPTED) end
