@@ -113,6 +113,25 @@ print("killed run ok: " .. #doc.phases .. " phases")
 LUA
   run_cli 0 run "$work/check_killed.lua" -p dir="$work/killed" -p printed="$printed"
   expect_stdout '^killed run ok: [0-9]+ phases$'
+  phases_read=$(sed -n 's/^killed run ok: \([0-9]*\) phases$/\1/p' "$out_file")
+  # s:compare{with=} takes the killed run's phases from its journal too
+  cat >"$work/compare_killed.lua" <<'LUA'
+local cm = require "cephmark"
+local null = require "cephmark.null"
+return cm.scenario {
+  name = "compare-killed",
+  params = { dir = cm.string("", "the killed run's folder") },
+  run = function(s, p)
+    s:phase("null", function(phase)
+      return null.bench { threads = 1, ops = 100, on_second = phase.on_second }
+    end, { report = "none" })
+    local c = s:compare { with = { p.dir }, phases = { "null" }, metrics = { "ops" } }
+    print("compared " .. #c.rows .. " phases")
+  end,
+}
+LUA
+  run_cli 0 run "$work/compare_killed.lua" -p dir="$work/killed" -o "$work/compared"
+  expect_stdout "^compared $((phases_read + 1)) phases$"
 else
   failures=$((failures + 1)); echo "FAIL: the sweep did not reach point 1001 within 60 s"
   tail -3 "$work/bg.out"
