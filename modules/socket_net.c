@@ -201,7 +201,8 @@ static int handshake(int fd, const struct hello *h, const char *token, uint64_t 
 {
     unsigned char message[HELLO_SIZE + CM_NET_MAX_TOKEN];
     hello_encode(message, h);
-    memcpy(message + HELLO_SIZE, token, h->token_len);
+    if (h->token_len)
+        memcpy(message + HELLO_SIZE, token, h->token_len);
     int rc = transfer_all(fd, message, HELLO_SIZE + h->token_len, true, deadline_ns);
     if (rc < 0)
         return rc;

@@ -1090,8 +1090,9 @@ end
 -- Phases of earlier runs' results folders, as records whose variant has run = <folder>.
 local function load_previous(dir, site)
   if not sys.stat(dir .. "/results.json") then fail_at(site, string.format("compare: no results.json in %s", dir)) end
-  local document = results.read_document(dir .. "/results.json", dir)
-  if type(document) ~= "table" then fail_at(site, string.format("compare: %s/results.json is not valid JSON", dir)) end
+  local document, why = results.read_document(dir .. "/results.json", dir)
+  if not document then fail_at(site, "compare: " .. why) end
+  if type(document) ~= "table" then fail_at(site, string.format("compare: %s/results.json holds no results document", dir)) end
   local run = dir:gsub("/+$", ""):match("([^/]+)$")
   local records = {}
   for _, phase in ipairs(document.phases or {}) do

@@ -29,6 +29,9 @@ return cm.scenario {
 }
 LUA
 
+run_cli 0 help run
+expect_stdout '^  --yes +run a sweep of more than 1000 points without asking$'
+
 # above the bound, stdin not a terminal: one line naming --yes, exit 2, no phase run
 run_cli 2 run "$work/sweep.lua" -p a=7 -p b=143 -o "$work/refused"
 expect_stdout '^sweep: 1001 points \(block_size 143 x threads 7\)$'
