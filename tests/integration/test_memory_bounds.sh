@@ -1,6 +1,7 @@
 # Bounded memory for read buffers: a seq run over a 2-object 64M write run with -t 65536 is
 # refused before anything is allocated, with the figure (the process's peak RSS stays small),
-# and a seq run with more slots than blocks reads with one slot per block.
+# and a seq run with more slots than blocks reads with one slot per block. The same check
+# refuses disk and HTTP runs whose buffers would not fit.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
 pool=cephmark-test-memory-bounds
@@ -69,6 +70,19 @@ expect_stderr '^cephmark: disk.bench: 65536 slots x 1 GiB = 64 TiB of I/O buffer
 expect_peak_below 200
 checks=$((checks + 1))
 [ ! -e "$work/disk.dat" ] || { failures=$((failures + 1)); echo "FAIL: the refused disk run created its file"; }
+
+# and HTTP: 16 PUT bodies of 5 GiB, refused before the container sees a request
+cat >"$work/http.lua" <<'LUA'
+local conn = require("cephmark.rgw").swift_connect {}
+local container = "cephmark-memory-bounds-" .. require("cephmark.sys").getpid()
+local ok, err = pcall(conn.bench, conn, { op = "put", container = container, size = "5G", threads = 16, objects = 16 })
+assert(not ok)
+print(tostring(err))
+assert(not conn:list(container), "the container was never made")
+LUA
+run_measured 0 run "$work/http.lua"
+expect_stdout '^bench: 16 slots x 5 GiB = 80 GiB of PUT bodies, more than the [0-9.]+ [GT]iB this machine has available; lower threads \(concurrency\) or the object size$'
+expect_peak_below 200
 
 run_cli 0 rados-cleanup -p "$pool"
 finish
