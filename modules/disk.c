@@ -103,6 +103,8 @@ static int disk_bench(lua_State *L)
     struct cm_engine_config config;
     struct cm_engine_lua bridge;
     cm_engine_lua_config(L, 1, "disk.bench", 0, &config, &bridge);
+    cm_engine_lua_check_memory(L, &config, &bridge, options.block_size, 0, 0, "I/O buffers",
+                               "lower threads or block_size", "disk.bench");
     if (options.engine == CM_DISK_SYNC && config.depth > 1) {
         cm_engine_lua_finish(&bridge);
         return luaL_error(L,

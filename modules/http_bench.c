@@ -176,8 +176,48 @@ failed:
     bench->auth_failed = true;
 }
 
+/* "http://host:port" of the storage URL, for the give-up line. */
+static void gateway_of(const struct cm_http_bench *bench, char *out, size_t size)
+{
+    const char *url = bench->client->storage_url;
+    const char *host = strstr(url, "://");
+    const char *path = host ? strchr(host + 3, '/') : NULL;
+    int length = path ? (int)(path - url) : (int)strlen(url);
+    snprintf(out, size, "%.*s", length, url);
+}
+
+/* A failed request: the give-up clock starts with the first failure after a success, and
+ * once it has run for give_up_ns without a success the run stops. Checked at each failure:
+ * a gateway that refuses fails every request within the connect backoff (1.6 s at most),
+ * one that hangs within the client's timeout. */
+static void note_failure(struct cm_http_bench *bench)
+{
+    uint64_t now = cm_now_ns();
+    if (bench->failures_since++ == 0)
+        bench->failing_since_ns = now;
+    if (bench->gave_up || !bench->options.give_up_ns ||
+        now - bench->failing_since_ns < bench->options.give_up_ns)
+        return;
+    bench->gave_up = true;
+    char gateway[CM_HTTP_URL_MAX];
+    gateway_of(bench, gateway, sizeof gateway);
+    snprintf(bench->give_up_error, sizeof bench->give_up_error,
+             "gateway %.150s answered no request for %.0f s: giving up (%" PRIu64 " failures: %s)",
+             gateway, (double)bench->options.give_up_ns / 1e9, bench->failures_since,
+             bench->last_failure);
+}
+
+void cm_http_bench_succeeded(struct cm_http_bench *bench)
+{
+    bench->failures_since = 0;
+    bench->failing_since_ns = 0;
+}
+
 void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const char *url)
 {
+    snprintf(bench->last_failure, sizeof bench->last_failure, "%ld %s", status,
+             cm_http_reason(status));
+    note_failure(bench);
     if (!bench->first_error[0])
         snprintf(bench->first_error, sizeof bench->first_error, "%s %.500s: %ld %s",
                  cm_http_bench_op_name(bench->options.op), url, status, cm_http_reason(status));
@@ -194,8 +234,13 @@ void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const
     bench->statuses[CM_HTTP_STATUS_KINDS - 1].count++; /* more kinds than kept: lumped */
 }
 
-void cm_http_bench_record_transport_error(struct cm_http_bench *bench, const char *error)
+void cm_http_bench_record_transport_error(struct cm_http_bench *bench, const char *error,
+                                          int error_number)
 {
+    snprintf(bench->last_failure, sizeof bench->last_failure, "%s", strerror(error_number));
+    if (bench->last_failure[0] >= 'A' && bench->last_failure[0] <= 'Z')
+        bench->last_failure[0] = (char)(bench->last_failure[0] - 'A' + 'a');
+    note_failure(bench);
     if (bench->transport_errors++ == 0)
         snprintf(bench->first_transport_error, sizeof bench->first_transport_error, "%s", error);
     if (!bench->first_error[0])
@@ -306,7 +351,7 @@ int cm_http_bench_next_op(struct cm_http_bench *bench, struct cm_op *op, uint64_
                           size_t *length, char *name, size_t name_size)
 {
     const struct cm_http_bench_options *o = &bench->options;
-    if (bench->auth_failed)
+    if (bench->auth_failed || bench->gave_up)
         return CM_TARGET_DONE;
     uint64_t object;
     switch (o->op) {
@@ -408,7 +453,7 @@ static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
     if (code != CURLE_OK) {
         char error[512];
         result = cm_http_transport_error(code, slot->url, NULL, error, sizeof error);
-        cm_http_bench_record_transport_error(bench, error);
+        cm_http_bench_record_transport_error(bench, error, (int)-result);
         cm_engine_complete(op, result);
         return;
     }
@@ -416,6 +461,7 @@ static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
     if (status >= 200 && status <= 299) {
         result = (int64_t)op->length;
+        cm_http_bench_succeeded(bench);
         if (bench->options.op == CM_HTTP_GET) {
             curl_off_t ttfb = 0;
             curl_easy_getinfo(easy, CURLINFO_STARTTRANSFER_TIME_T, &ttfb);

@@ -42,6 +42,8 @@ enum cm_http_transport { CM_HTTP_AUTO, CM_HTTP_CURL, CM_HTTP_NATIVE };
 #define CM_HTTP_BENCH_PREFIX_MAX     128
 #define CM_HTTP_VERIFY_ERRORS_KEPT   8
 #define CM_HTTP_STATUS_KINDS         32
+/* The default give_up: no successful request for this long while requests fail. */
+#define CM_HTTP_GIVE_UP_SECONDS 30
 
 struct cm_http_bench_options {
     enum cm_http_bench_op op;
@@ -55,6 +57,9 @@ struct cm_http_bench_options {
     bool random;                 /* GET/HEAD: pick objects at random (else in order, wrapping) */
     bool verify;                 /* GET: check what came back */
     enum cm_http_transport transport;
+    /* Stop the run when no request succeeded for this long while requests kept failing
+     * (a gateway that stays down); 0: never. */
+    uint64_t give_up_ns;
 };
 
 /* One HTTP status and how many ops ended with it. */
@@ -95,7 +100,14 @@ struct cm_http_bench {
     uint64_t transport_errors; /* no response: refused, timed out, reset */
     char first_error[640];     /* the first failed op, as a sentence */
     char first_transport_error[512];
-    uint64_t reauths; /* Swift: re-authentications during the run (at most 1) */
+    /* giving up on a gateway that stays down: the first failure since the last success (0:
+     * the last request succeeded), the failures since, the last one's reason */
+    uint64_t failing_since_ns;
+    uint64_t failures_since;
+    char last_failure[96];
+    bool gave_up;
+    char give_up_error[384]; /* the one line saying so */
+    uint64_t reauths;        /* Swift: re-authentications during the run (at most 1) */
     bool auth_failed; /* Swift: 401 after re-authenticating, or re-auth refused: run stopped */
     char auth_error[512];
     char verify_errors[CM_HTTP_VERIFY_ERRORS_KEPT][400];
@@ -129,7 +141,8 @@ const char *cm_http_bench_op_name(enum cm_http_bench_op op);
 
 /* Picks the object of the next op (in order, at random, or the next to put or delete), its
  * size and name (<prefix>_<N>), and sets op->kind and op->length: 0, or CM_TARGET_DONE when
- * every object to put or delete was started or the run stopped on an auth failure. */
+ * every object to put or delete was started or the run stopped on an auth failure or gave
+ * up on the gateway. */
 int cm_http_bench_next_op(struct cm_http_bench *bench, struct cm_op *op, uint64_t *object,
                           size_t *length, char *name, size_t name_size);
 /* After a refused connect a slot waits before its next attempt: 100 ms, doubling up to
@@ -137,8 +150,12 @@ int cm_http_bench_next_op(struct cm_http_bench *bench, struct cm_op *op, uint64_
 uint64_t cm_http_backoff_next(uint64_t current_ns);
 /* Counts a non-2xx answer by status, keeping the first failure as a sentence. */
 void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const char *url);
-/* Counts a request that got no answer; `error` is a sentence naming the URL. */
-void cm_http_bench_record_transport_error(struct cm_http_bench *bench, const char *error);
+/* Counts a request that got no answer; `error` is a sentence naming the URL, error_number
+ * its errno (for the give-up line). */
+void cm_http_bench_record_transport_error(struct cm_http_bench *bench, const char *error,
+                                          int error_number);
+/* A request succeeded (2xx): the gateway answers, the give-up clock stops. */
+void cm_http_bench_succeeded(struct cm_http_bench *bench);
 /* A 401 for a request sent with the headers of `generation`: re-authenticates once (bumping
  * headers_generation), or stops the run with auth_failed and a sentence. */
 void cm_http_bench_unauthorized(struct cm_http_bench *bench, unsigned generation, const char *url);

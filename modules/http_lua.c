@@ -583,13 +583,15 @@ static void bench_sizes(lua_State *L, int table, uint64_t *min, uint64_t *max)
 #define MAX_OBJECT_SIZE (5ULL << 30) /* S3's and Swift's single-PUT limit */
 
 /* conn:bench{op=, container= | containers=, prefix=, objects=, first_object=, size=,
- *   run_id=, from=, random=, verify=, transport=, threads=, seconds=, ops=, bytes=, rate=, warmup=,
- *   on_second=} -> result (raises on misuse; failed requests are counted in the result) */
+ *   run_id=, from=, random=, verify=, transport=, give_up=, threads=, seconds=, ops=, bytes=,
+ *   rate=, warmup=, on_second=} -> result (raises on misuse; failed requests are counted in
+ *   the result; result.gave_up is the line saying the gateway stayed down) */
 static int connection_bench(lua_State *L)
 {
-    static const char *const known[] = {
-        "bucket", "buckets", "container", "containers", "first_object", "from",   "objects", "op",
-        "prefix", "random",  "run_id",    "size",       "transport",    "verify", NULL};
+    static const char *const known[] = {"bucket",       "buckets",   "container", "containers",
+                                        "first_object", "from",      "give_up",   "objects",
+                                        "op",           "prefix",    "random",    "run_id",
+                                        "size",         "transport", "verify",    NULL};
     static const char *const ops[] = {"put", "get", "head", "delete", NULL};
     struct connection *conn = check_connection(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -648,6 +650,9 @@ static int connection_bench(lua_State *L)
     options.size_max = size_max;
     options.prefix = prefix;
     options.random = cm_lua_opt_bool(L, 2, "random", 1, "bench");
+    /* a gateway that answers nothing for this long ends the run (docs/rgw.md) */
+    options.give_up_ns =
+        (uint64_t)(cm_lua_opt_duration(L, 2, "give_up", CM_HTTP_GIVE_UP_SECONDS, "bench") * 1e9);
     options.verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
     static const char *const transports[] = {"auto", "curl", "native", NULL};
     options.transport = (enum cm_http_transport)cm_lua_opt_choice(
@@ -701,6 +706,10 @@ static int connection_bench(lua_State *L)
     struct cm_engine_config config;
     struct cm_engine_lua bridge;
     cm_engine_lua_config(L, 2, "bench", 10, &config, &bridge);
+    if (options.op == CM_HTTP_PUT || options.op == CM_HTTP_GET)
+        cm_engine_lua_check_memory(L, &config, &bridge, size_max, 0, size_max + (1 << 20),
+                                   options.op == CM_HTTP_PUT ? "PUT bodies" : "GET buffers",
+                                   "lower threads (concurrency) or the object size", "bench");
     /* with no bound given, a delete removes every object and a put of N objects writes N */
     if (!bounded && (options.op == CM_HTTP_DELETE || (options.op == CM_HTTP_PUT && objects))) {
         config.seconds = 0;
@@ -791,6 +800,10 @@ static int connection_bench(lua_State *L)
     if (bench->auth_error[0]) {
         lua_pushstring(L, bench->auth_error);
         lua_setfield(L, out, "auth_error");
+    }
+    if (bench->gave_up) {
+        lua_pushstring(L, bench->give_up_error);
+        lua_setfield(L, out, "gave_up");
     }
     lua_pushinteger(L, (lua_Integer)bench->reauths);
     lua_setfield(L, out, "reauths");

@@ -295,7 +295,7 @@ static void fail(struct wire_slot *slot, int error_number, const char *what)
     char url[CM_HTTP_URL_MAX + 700], message[CM_HTTP_URL_MAX + 900];
     snprintf(message, sizeof message, "%s: %s (%s)", slot_url(slot, url, sizeof url), what,
              strerror(error_number));
-    cm_http_bench_record_transport_error(wire->bench, message);
+    cm_http_bench_record_transport_error(wire->bench, message, error_number);
     finish(slot, -error_number, false);
 }
 
@@ -376,6 +376,7 @@ static void complete_answer(struct wire_slot *slot)
     bool keep_alive = slot->answer.keep_alive && slot->sent == request_total(slot);
     slot->backoff_ns = 0;
     if (status >= 200 && status <= 299) {
+        cm_http_bench_succeeded(bench);
         if (bench->options.op == CM_HTTP_GET)
             cm_hist_record(bench->ttfb, slot->first_byte_ns - op->start_ns);
         else if (bench->options.op == CM_HTTP_PUT)

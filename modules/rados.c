@@ -1163,6 +1163,31 @@ static int claim_run(struct pool_handle *pool, const char *run_name, const char 
     return rc;
 }
 
+/* Bounds the slots of a run before anything is allocated. Reads hold a buffer of the block
+ * size per slot, and librados one more per read in flight; every run but a cleanup holds
+ * the payload pattern (a block and 1 MiB), and writes the stage librados sends from (two
+ * blocks more). A run that would not fit in memory is refused with the figure
+ * (engine_lua.h). A seq run reads each block of the write run once, so slots beyond its
+ * block count would stay idle with their buffers: they are not made. */
+static void bench_bound_slots(lua_State *L, int op, const struct cm_rados_run_meta *meta,
+                              struct cm_engine_config *config, struct cm_engine_lua *bridge)
+{
+    if (op == CM_RADOS_REMOVE)
+        return;
+    uint64_t per_slot = 0, block = meta->block_size;
+    if (op == CM_RADOS_SEQ || op == CM_RADOS_RAND)
+        per_slot = (block + 4095) / 4096 * 4096;
+    uint64_t blocks = op == CM_RADOS_WRITE ? 3 : 1;
+    uint64_t shared = block <= UINT64_MAX / 4 ? blocks * block + (1 << 20) : UINT64_MAX;
+    /* librados receives each read into a buffer of its own, then copies it into the slot's
+     * (measured: seq of 2 x 64 MiB objects peaks at 4 x 64 MiB beside the payload) */
+    cm_engine_lua_check_memory(L, config, bridge, per_slot, per_slot, shared,
+                               per_slot ? "read buffers" : "payload memory",
+                               "lower -t or -b (threads, block_size)", "bench");
+    if (op == CM_RADOS_SEQ && meta->blocks > 0 && config->depth > meta->blocks)
+        config->depth = (unsigned)meta->blocks;
+}
+
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
  *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, hints=,
  *   temporary=, on_second=}
@@ -1297,6 +1322,7 @@ static int pool_bench(lua_State *L)
     if (op == CM_RADOS_REMOVE)
         lua_pop(L, 1);
     cm_engine_lua_config(L, 2, "bench", default_seconds, &config, &bridge);
+    bench_bound_slots(L, op, &meta, &config, &bridge);
 
     struct cm_rados_bench *bench = lua_newuserdatauv(L, sizeof *bench, 0);
     int rc = cm_rados_bench_init(bench, pool->ioctx, (enum cm_rados_bench_op)op, &meta, verify,

@@ -502,6 +502,11 @@ static int image_bench(lua_State *L)
     struct cm_engine_config config;
     struct cm_engine_lua bridge;
     cm_engine_lua_config(L, 2, "bench", 10, &config, &bridge);
+    /* a buffer per slot, and librbd's copy of each op in flight; the payload and its stage */
+    uint64_t rbd_slot = (options.io_size + 4095) / 4096 * 4096;
+    cm_engine_lua_check_memory(L, &config, &bridge, rbd_slot, options.io_size,
+                               3 * options.io_size + (1 << 20), "I/O buffers",
+                               "lower threads or io_size", "bench");
     options.depth = config.depth;
 
     struct cm_rbd_bench *bench = lua_newuserdatauv(L, sizeof *bench, 0);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <lauxlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MIB 1048576.0
@@ -20,6 +21,42 @@ static int raise_world(lua_State *L, const char *what, const char *message)
     lua_pushfstring(L, "%s: %s", what, message);
     cm_push_user_error(L, 2, lua_tostring(L, -1));
     return lua_error(L);
+}
+
+/* The shared token, from the option token_file (a file holding it; trailing whitespace and
+ * newlines are not part of it) or else $CEPHMARK_NET_TOKEN (empty: none), copied into `token` (at
+ * least CM_NET_MAX_TOKEN bytes). Returns its length, 0 when there is none. A token never comes from
+ * a command line: it would show in the process list. */
+static size_t read_token(lua_State *L, int table, const char *what, char *token)
+{
+    const char *path = cm_lua_opt_string(L, table, "token_file", NULL, what);
+    const char *text = NULL;
+    size_t length = 0;
+    char contents[CM_NET_MAX_TOKEN + 64];
+    if (path) {
+        FILE *file = fopen(path, "r");
+        if (!file)
+            cm_error_user(L, 2, "%s: cannot read the token file %s: %s", what, path,
+                          strerror(errno));
+        length = fread(contents, 1, sizeof contents, file);
+        fclose(file);
+        text = contents;
+    } else if ((text = getenv("CEPHMARK_NET_TOKEN")) != NULL && text[0]) {
+        length = strlen(text);
+    } else {
+        return 0;
+    }
+    while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == '\r' ||
+                          text[length - 1] == ' ' || text[length - 1] == '\t'))
+        length--;
+    const char *source = path ? path : "$CEPHMARK_NET_TOKEN";
+    if (length == 0)
+        cm_error_user(L, 2, "%s: the token in %s is empty", what, source);
+    if (length > CM_NET_MAX_TOKEN)
+        cm_error_user(L, 2, "%s: the token in %s is longer than %d bytes", what, source,
+                      CM_NET_MAX_TOKEN);
+    memcpy(token, text, length);
+    return length;
 }
 
 /* The per-second hook: samples the senders' retransmits, then runs the Lua callback. */
@@ -74,8 +111,8 @@ static int socket_bench(lua_State *L)
     static const char *const modes[] = {"stream", "rr", NULL};
     static const char *const directions[] = {"send", "recv", NULL};
     static const char *const own[] = {
-        "buffer_size", "connect_timeout", "direction",     "host",    "mode",
-        "port",        "request_size",    "response_size", "streams", NULL};
+        "buffer_size",  "connect_timeout", "direction", "host",       "mode", "port",
+        "request_size", "response_size",   "streams",   "token_file", NULL};
     const char *what = "socket.bench";
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
@@ -99,6 +136,9 @@ static int socket_bench(lua_State *L)
                           what);
     options.buffer_size = (uint32_t)first;
     options.response_size = (uint32_t)response;
+    char token[CM_NET_MAX_TOKEN];
+    options.token_len = read_token(L, 1, what, token);
+    options.token = token;
     options.connect_timeout = cm_lua_opt_duration(L, 1, "connect_timeout", 5, what);
     if (options.connect_timeout <= 0)
         options.connect_timeout = 5;
@@ -113,6 +153,8 @@ static int socket_bench(lua_State *L)
     struct cm_engine_config config;
     struct cm_engine_lua bridge;
     cm_engine_lua_config(L, 1, what, 10, &config, &bridge);
+    cm_engine_lua_check_memory(L, &config, &bridge, first > response ? first : response, 0, 0,
+                               "stream buffers", "lower streams or buffer_size", what);
     if (config.depth > CM_NET_MAX_STREAMS) {
         cm_engine_lua_finish(&bridge);
         return luaL_error(L, "%s: streams must be between 1 and %d, got %d", what,
@@ -211,7 +253,8 @@ static void print_line(void *arg, const char *line)
     fflush(stdout);
 }
 
-/* socket.serve{port=, bind=, once=false, quiet=false, on_listen=function(port)} -> tests
+/* socket.serve{port=, bind="127.0.0.1", token_file=, max_memory="64M", once=false,
+ *   quiet=false, on_listen=function(port)} -> tests
  * Serves until SIGINT (or after one test with once = true). */
 static int socket_serve(lua_State *L)
 {
@@ -221,6 +264,13 @@ static int socket_serve(lua_State *L)
     options.port = (int)cm_lua_opt_integer(L, 1, "port", CM_NET_DEFAULT_PORT, 0, 65535, what);
     options.bind = cm_lua_opt_string(L, 1, "bind", NULL, what);
     options.once = cm_lua_opt_bool(L, 1, "once", 0, what);
+    char token[CM_NET_MAX_TOKEN];
+    options.token_len = read_token(L, 1, what, token);
+    options.token = token;
+    options.max_memory = cm_lua_opt_size(L, 1, "max_memory", CM_NET_DEFAULT_MAX_MEMORY, what);
+    if (options.max_memory < CM_NET_CONNECTION_BUFFER)
+        return luaL_error(L, "%s: max_memory must be at least 256K (one connection's buffer)",
+                          what);
     if (!cm_lua_opt_bool(L, 1, "quiet", 0, what))
         options.log = print_line;
     struct cm_net_server *server;

@@ -29,10 +29,11 @@
 enum { KIND_SINK = 1, KIND_SOURCE = 2, KIND_ECHO = 3, KIND_RESULTS = 4 };
 
 /* How long the server keeps a finished stream's figures, and how many it keeps. */
-#define RESULTS_KEPT      1024
-#define RESULTS_WAIT_NS   (10ULL * 1000000000ULL)
-#define MAX_CONNECTIONS   1024
-#define SERVER_READ_CHUNK (256u << 10)
+#define RESULTS_KEPT    1024
+#define RESULTS_WAIT_NS (10ULL * 1000000000ULL)
+#define MAX_CONNECTIONS 1024
+/* a connection's thread needs little stack: its buffer is on the heap, within the caps */
+#define CONNECTION_STACK (256u << 10)
 
 static int fail(char *error, size_t error_size, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -80,8 +81,9 @@ struct hello {
     uint32_t kind;
     uint64_t test_id;
     uint32_t stream;
-    uint32_t size;     /* SOURCE: bytes per send; ECHO: request size; RESULTS: streams */
-    uint32_t response; /* ECHO: response size */
+    uint32_t size;      /* SOURCE: bytes per send; ECHO: request size; RESULTS: streams */
+    uint32_t response;  /* ECHO: response size */
+    uint32_t token_len; /* bytes of token after the hello */
 };
 
 static void hello_encode(unsigned char *p, const struct hello *h)
@@ -94,6 +96,7 @@ static void hello_encode(unsigned char *p, const struct hello *h)
     put32(p + 24, h->stream);
     put32(p + 28, h->size);
     put32(p + 32, h->response);
+    put32(p + 36, h->token_len);
 }
 
 /* ---- blocking helpers with a deadline (handshakes, results) ------------------------------- */
@@ -194,11 +197,13 @@ static int connect_one(const struct addrinfo *ai, uint64_t deadline_ns, int *fd_
     return 0;
 }
 
-static int handshake(int fd, const struct hello *h, uint64_t deadline_ns)
+static int handshake(int fd, const struct hello *h, const char *token, uint64_t deadline_ns)
 {
-    unsigned char message[HELLO_SIZE];
+    unsigned char message[HELLO_SIZE + CM_NET_MAX_TOKEN];
     hello_encode(message, h);
-    int rc = transfer_all(fd, message, HELLO_SIZE, true, deadline_ns);
+    if (h->token_len)
+        memcpy(message + HELLO_SIZE, token, h->token_len);
+    int rc = transfer_all(fd, message, HELLO_SIZE + h->token_len, true, deadline_ns);
     if (rc < 0)
         return rc;
     unsigned char answer[ANSWER_SIZE];
@@ -240,6 +245,16 @@ static int connect_error(const struct cm_net_client *client, int rc, char *error
                     client->peer);
     if (rc == -EINTR)
         return fail(error, error_size, rc, "interrupted while connecting to %s", client->peer);
+    if (rc == -EACCES)
+        return fail(error, error_size, rc,
+                    "%s refused the token (%s): give the netserver's token with token_file = or "
+                    "$CEPHMARK_NET_TOKEN",
+                    client->peer, client->options.token_len ? "a different one" : "none was given");
+    if (rc == -ENOBUFS)
+        return fail(error, error_size, rc,
+                    "%s is at its memory cap and refused the connection: fewer streams, or a "
+                    "netserver with a larger --max-memory",
+                    client->peer);
     return fail(error, error_size, rc, "cannot connect to %s: %s", client->peer, strerror(-rc));
 }
 
@@ -257,6 +272,9 @@ int cm_net_client_open(struct cm_net_client *client, const struct cm_net_options
                     CM_NET_MAX_STREAMS, o->streams);
     if (o->buffer_size == 0 || (o->mode == CM_NET_RR && o->response_size == 0))
         return fail(error, error_size, -EINVAL, "buffer sizes must be positive");
+    if (o->token_len > CM_NET_MAX_TOKEN)
+        return fail(error, error_size, -EINVAL, "the token is longer than %d bytes",
+                    CM_NET_MAX_TOKEN);
     uint64_t seed = cm_now_ns() ^ ((uint64_t)getpid() << 40);
     client->test_id = cm_splitmix64(&seed);
     size_t per_stream = o->buffer_size > o->response_size ? o->buffer_size : o->response_size;
@@ -296,8 +314,9 @@ int cm_net_client_open(struct cm_net_client *client, const struct cm_net_options
             .stream = i,
             .size = o->buffer_size,
             .response = o->response_size,
+            .token_len = (uint32_t)o->token_len,
         };
-        rc = handshake(stream->fd, &h, deadline);
+        rc = handshake(stream->fd, &h, o->token, deadline);
         if (rc < 0)
             break;
         if (o->mode == CM_NET_RR) {
@@ -472,9 +491,11 @@ int cm_net_client_finish(struct cm_net_client *client, char *error, size_t error
         rc = connect_one(ai, deadline, &fd);
     freeaddrinfo(addresses);
     if (rc == 0) {
-        struct hello h = {
-            .kind = KIND_RESULTS, .test_id = client->test_id, .size = client->n_streams};
-        rc = handshake(fd, &h, deadline);
+        struct hello h = {.kind = KIND_RESULTS,
+                          .test_id = client->test_id,
+                          .size = client->n_streams,
+                          .token_len = (uint32_t)o->token_len};
+        rc = handshake(fd, &h, o->token, deadline);
     }
     unsigned char record[RECORD_SIZE];
     for (unsigned i = 0; rc == 0 && i < client->n_streams; i++) {
@@ -536,6 +557,10 @@ struct cm_net_server {
     int connections[MAX_CONNECTIONS]; /* fds being served, -1 free */
     unsigned active;
     uint64_t tests_answered;
+    uint64_t buffer_memory; /* held by the connections' buffers, within max_memory */
+    uint64_t max_memory;
+    char token[CM_NET_MAX_TOKEN];
+    size_t token_len;
     bool stopping;
 };
 
@@ -543,6 +568,7 @@ struct connection {
     struct cm_net_server *server;
     int fd;
     unsigned index;
+    char peer[80]; /* the client's address, for the log */
 };
 
 static void server_log(struct cm_net_server *server, const char *fmt, ...)
@@ -586,13 +612,36 @@ static void result_done(struct cm_net_server *server, struct stream_result *r, u
     pthread_mutex_unlock(&server->lock);
 }
 
-static void serve_sink(struct cm_net_server *server, int fd, const struct hello *h)
+/* The buffer a connection of this kind needs: never more than CM_NET_CONNECTION_BUFFER,
+ * whatever the hello asked for. A stream's data passes through it in pieces: the client's
+ * ops are sizes on the wire, not sizes in the server's memory. */
+static size_t buffer_size_for(const struct hello *h)
+{
+    size_t want;
+    switch (h->kind) {
+    case KIND_SINK:
+        want = CM_NET_CONNECTION_BUFFER;
+        break;
+    case KIND_SOURCE:
+        want = h->size ? h->size : 131072;
+        break;
+    case KIND_ECHO:
+        want = h->size > h->response ? h->size : h->response;
+        want = want ? want : 1;
+        break;
+    default:
+        return 0;
+    }
+    return want < CM_NET_CONNECTION_BUFFER ? want : CM_NET_CONNECTION_BUFFER;
+}
+
+static void serve_sink(struct cm_net_server *server, int fd, const struct hello *h,
+                       unsigned char *buffer, size_t size)
 {
     struct stream_result *r = result_slot(server, h->test_id, h->stream);
-    unsigned char *buffer = malloc(SERVER_READ_CHUNK);
     uint64_t bytes = 0, first = 0, last = 0;
-    while (buffer) {
-        ssize_t n = recv(fd, buffer, SERVER_READ_CHUNK, 0);
+    for (;;) {
+        ssize_t n = recv(fd, buffer, size, 0);
         if (n <= 0) {
             if (n < 0 && errno == EINTR)
                 continue;
@@ -603,20 +652,17 @@ static void serve_sink(struct cm_net_server *server, int fd, const struct hello 
             first = last;
         bytes += (uint64_t)n;
     }
-    free(buffer);
     result_done(server, r, h->test_id, bytes, last - first, total_retransmits(fd));
 }
 
-static void serve_source(struct cm_net_server *server, int fd, const struct hello *h)
+static void serve_source(struct cm_net_server *server, int fd, const struct hello *h,
+                         unsigned char *buffer, size_t size)
 {
     struct stream_result *r = result_slot(server, h->test_id, h->stream);
-    size_t size = h->size ? h->size : 131072;
-    unsigned char *buffer = malloc(size);
     uint64_t bytes = 0, start = cm_now_ns(), seed = h->test_id;
-    if (buffer)
-        for (size_t i = 0; i < size; i++)
-            buffer[i] = (unsigned char)cm_splitmix64(&seed);
-    while (buffer) {
+    for (size_t i = 0; i < size; i++)
+        buffer[i] = (unsigned char)cm_splitmix64(&seed);
+    for (;;) {
         ssize_t n = send(fd, buffer, size, MSG_NOSIGNAL);
         if (n <= 0) {
             if (n < 0 && errno == EINTR)
@@ -625,28 +671,32 @@ static void serve_source(struct cm_net_server *server, int fd, const struct hell
         }
         bytes += (uint64_t)n;
     }
-    free(buffer);
     result_done(server, r, h->test_id, bytes, cm_now_ns() - start, total_retransmits(fd));
 }
 
-static void serve_echo(struct cm_net_server *server, int fd, const struct hello *h)
+/* Requests and responses of up to 64 MiB each go through the connection's buffer piece by
+ * piece: the server reads a whole request, then writes a whole response. */
+static void serve_echo(struct cm_net_server *server, int fd, const struct hello *h,
+                       unsigned char *buffer, size_t size)
 {
     struct stream_result *r = result_slot(server, h->test_id, h->stream);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     size_t request = h->size ? h->size : 1, response = h->response ? h->response : 1;
-    unsigned char *buffer = calloc(1, request > response ? request : response);
+    memset(buffer, 0, size);
     uint64_t count = 0, start = cm_now_ns();
-    while (buffer) {
+    for (;;) {
         size_t done = 0;
         while (done < request) {
-            ssize_t n = recv(fd, buffer + done, request - done, 0);
+            size_t want = request - done < size ? request - done : size;
+            ssize_t n = recv(fd, buffer, want, 0);
             if (n <= 0)
                 goto out;
             done += (size_t)n;
         }
         for (done = 0; done < response;) {
-            ssize_t n = send(fd, buffer + done, response - done, MSG_NOSIGNAL);
+            size_t want = response - done < size ? response - done : size;
+            ssize_t n = send(fd, buffer, want, MSG_NOSIGNAL);
             if (n <= 0)
                 goto out;
             done += (size_t)n;
@@ -654,7 +704,6 @@ static void serve_echo(struct cm_net_server *server, int fd, const struct hello 
         count++;
     }
 out:
-    free(buffer);
     result_done(server, r, h->test_id, count * (request + response), cm_now_ns() - start,
                 total_retransmits(fd));
 }
@@ -704,51 +753,98 @@ static void serve_results(struct cm_net_server *server, int fd, const struct hel
                elapsed ? (double)bytes * 8 / ((double)elapsed / 1e9) / 1e9 : 0.0);
 }
 
+/* Compares the whole of both, so the time taken says nothing of where they differ. */
+static bool token_matches(const struct cm_net_server *server, const char *token, size_t length)
+{
+    unsigned char difference = length != server->token_len;
+    for (size_t i = 0; i < CM_NET_MAX_TOKEN; i++)
+        difference |= (unsigned char)((i < length ? token[i] : 0) ^
+                                      (i < server->token_len ? server->token[i] : 0));
+    return difference == 0;
+}
+
+/* Reads and checks the hello (and its token) before anything is allocated for the
+ * connection, then takes the connection's buffer within the server's memory cap. Returns
+ * the status to answer: 0, EPROTO, EINVAL, EACCES (token), ENOBUFS (cap), ENOMEM. */
+static uint32_t admit(struct cm_net_server *server, struct connection *c, int fd, uint64_t deadline,
+                      struct hello *h, unsigned char **buffer, size_t *size)
+{
+    unsigned char message[HELLO_SIZE];
+    char token[CM_NET_MAX_TOKEN];
+    if (transfer_all(fd, message, HELLO_SIZE, false, deadline) < 0)
+        return EPROTO;
+    if (get32(message) != NET_MAGIC || message[4] != NET_VERSION)
+        return EPROTO;
+    h->kind = get32(message + 8);
+    h->test_id = get64(message + 16);
+    h->stream = get32(message + 24);
+    h->size = get32(message + 28);
+    h->response = get32(message + 32);
+    h->token_len = get32(message + 36);
+    if (h->token_len > CM_NET_MAX_TOKEN)
+        return EINVAL;
+    if (h->token_len && transfer_all(fd, token, h->token_len, false, deadline) < 0)
+        return EPROTO;
+    if (server->token_len && !token_matches(server, token, h->token_len)) {
+        server_log(server, "refused %s: %s token", c->peer, h->token_len ? "a wrong" : "no");
+        return EACCES;
+    }
+    if (h->kind < KIND_SINK || h->kind > KIND_RESULTS || h->size > (64u << 20) ||
+        h->response > (64u << 20))
+        return EINVAL;
+    *size = buffer_size_for(h);
+    if (*size == 0)
+        return 0;
+    pthread_mutex_lock(&server->lock);
+    bool room = server->buffer_memory + *size <= server->max_memory;
+    if (room)
+        server->buffer_memory += *size;
+    pthread_mutex_unlock(&server->lock);
+    if (!room) {
+        server_log(server, "refused %s: the connections hold the %" PRIu64 " MiB memory cap",
+                   c->peer, server->max_memory >> 20);
+        *size = 0;
+        return ENOBUFS;
+    }
+    *buffer = malloc(*size);
+    return *buffer ? 0 : ENOMEM;
+}
+
 static void *serve_connection(void *arg)
 {
     struct connection *c = arg;
     struct cm_net_server *server = c->server;
     int fd = c->fd;
-    unsigned char message[HELLO_SIZE];
     uint64_t deadline = cm_now_ns() + 10ULL * 1000000000ULL;
     set_nonblocking(fd, true);
-    int rc = transfer_all(fd, message, HELLO_SIZE, false, deadline);
     struct hello h = {0};
-    uint32_t status = 0;
-    if (rc == 0) {
-        if (get32(message) != NET_MAGIC || message[4] != NET_VERSION)
-            status = EPROTO;
-        h.kind = get32(message + 8);
-        h.test_id = get64(message + 16);
-        h.stream = get32(message + 24);
-        h.size = get32(message + 28);
-        h.response = get32(message + 32);
-        if (h.kind < KIND_SINK || h.kind > KIND_RESULTS || h.size > (64u << 20) ||
-            h.response > (64u << 20))
-            status = EINVAL;
-        unsigned char answer[ANSWER_SIZE] = {0};
-        put32(answer, NET_MAGIC);
-        put32(answer + 4, status);
-        rc = transfer_all(fd, answer, ANSWER_SIZE, true, deadline);
-    }
+    unsigned char *buffer = NULL;
+    size_t size = 0;
+    uint32_t status = admit(server, c, fd, deadline, &h, &buffer, &size);
+    unsigned char answer[ANSWER_SIZE] = {0};
+    put32(answer, NET_MAGIC);
+    put32(answer + 4, status);
+    int rc = transfer_all(fd, answer, ANSWER_SIZE, true, deadline);
     set_nonblocking(fd, false);
     if (rc == 0 && status == 0) {
         switch (h.kind) {
         case KIND_SINK:
-            serve_sink(server, fd, &h);
+            serve_sink(server, fd, &h, buffer, size);
             break;
         case KIND_SOURCE:
-            serve_source(server, fd, &h);
+            serve_source(server, fd, &h, buffer, size);
             break;
         case KIND_ECHO:
-            serve_echo(server, fd, &h);
+            serve_echo(server, fd, &h, buffer, size);
             break;
         default:
             serve_results(server, fd, &h);
             break;
         }
     }
+    free(buffer);
     pthread_mutex_lock(&server->lock);
+    server->buffer_memory -= size; /* 0 when none was taken */
     server->connections[c->index] = -1;
     server->active--;
     close(fd);
@@ -762,13 +858,16 @@ int cm_net_server_open(struct cm_net_server **out, const struct cm_net_server_op
                        char *error, size_t error_size)
 {
     *out = NULL;
-    const char *bind_to = options->bind && options->bind[0] ? options->bind : NULL;
+    /* loopback unless told otherwise: serving the network is a choice (--bind) */
+    const char *bind_to = options->bind && options->bind[0] ? options->bind : "127.0.0.1";
     char port[16], where[300];
     snprintf(port, sizeof port, "%d", options->port);
-    snprintf(where, sizeof where, "%s:%d", bind_to ? bind_to : "0.0.0.0", options->port);
-    struct addrinfo hints = {.ai_family = bind_to ? AF_UNSPEC : AF_INET,
-                             .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE};
+    snprintf(where, sizeof where, "%s:%d", bind_to, options->port);
+    if (options->token_len > CM_NET_MAX_TOKEN)
+        return fail(error, error_size, -EINVAL, "the token is longer than %d bytes",
+                    CM_NET_MAX_TOKEN);
+    struct addrinfo hints = {
+        .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
     struct addrinfo *addresses = NULL;
     int gai = getaddrinfo(bind_to, port, &hints, &addresses);
     if (gai != 0)
@@ -797,6 +896,11 @@ int cm_net_server_open(struct cm_net_server **out, const struct cm_net_server_op
         return fail(error, error_size, -ENOMEM, "out of memory");
     }
     server->options = *options;
+    server->options.token = NULL; /* kept in the server's own copy */
+    server->token_len = options->token_len;
+    if (options->token_len)
+        memcpy(server->token, options->token, options->token_len);
+    server->max_memory = options->max_memory ? options->max_memory : CM_NET_DEFAULT_MAX_MEMORY;
     server->listen_fd = fd;
     struct sockaddr_storage bound;
     socklen_t length = sizeof bound;
@@ -816,7 +920,7 @@ int cm_net_server_port(const struct cm_net_server *server)
     return server->port;
 }
 
-static void start_connection(struct cm_net_server *server, int fd)
+static void start_connection(struct cm_net_server *server, int fd, const char *peer)
 {
     pthread_mutex_lock(&server->lock);
     unsigned index = 0;
@@ -833,10 +937,12 @@ static void start_connection(struct cm_net_server *server, int fd)
     server->active++;
     pthread_mutex_unlock(&server->lock);
     *c = (struct connection){.server = server, .fd = fd, .index = index};
+    snprintf(c->peer, sizeof c->peer, "%s", peer);
     pthread_t thread;
     pthread_attr_t attributes;
     pthread_attr_init(&attributes);
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attributes, CONNECTION_STACK);
     if (pthread_create(&thread, &attributes, serve_connection, c) != 0) {
         pthread_mutex_lock(&server->lock);
         server->connections[index] = -1;
@@ -861,9 +967,16 @@ uint64_t cm_net_server_run(struct cm_net_server *server)
         int n = poll(fds, fds[1].fd >= 0 ? 2 : 1, 200);
         if (n <= 0 || !(fds[0].revents & POLLIN))
             continue;
-        int fd = accept4(server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd >= 0)
-            start_connection(server, fd);
+        struct sockaddr_storage from;
+        socklen_t from_len = sizeof from;
+        int fd = accept4(server->listen_fd, (struct sockaddr *)&from, &from_len, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        char host[64] = "?", service[16] = "?", peer[80];
+        getnameinfo((struct sockaddr *)&from, from_len, host, sizeof host, service, sizeof service,
+                    NI_NUMERICHOST | NI_NUMERICSERV);
+        snprintf(peer, sizeof peer, "%s:%s", host, service);
+        start_connection(server, fd, peer);
     }
     return server->tests_answered;
 }

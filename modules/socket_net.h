@@ -3,8 +3,9 @@
  * (`cephmark netserver`). Pure C, no Lua.
  *
  * The wire protocol is cephmark's own and small. Every connection opens with a 64-byte
- * hello from the client (magic, version, kind, test id, stream index, sizes) and a 16-byte
- * answer from the server (magic, status). Kinds:
+ * hello from the client (magic, version, kind, test id, stream index, sizes, the length of
+ * the token that follows it, up to CM_NET_MAX_TOKEN bytes) and a 16-byte answer from the
+ * server (magic, status: 0, or an errno such as EACCES for a wrong token). Kinds:
  *   SINK    the client sends, the server counts what arrives until EOF (direction "send");
  *   SOURCE  the server sends buffers until the client closes (direction "recv");
  *   ECHO    the server reads requests of a fixed size and answers each with a response
@@ -29,6 +30,12 @@
 
 #define CM_NET_DEFAULT_PORT 5301
 #define CM_NET_MAX_STREAMS  256
+/* A shared token is at most this long (bytes); it travels in clear after the hello. */
+#define CM_NET_MAX_TOKEN 256
+/* The server's buffer memory: at most this much per connection, whatever sizes a hello
+ * asks for, and by default at most CM_NET_DEFAULT_MAX_MEMORY for all connections. */
+#define CM_NET_CONNECTION_BUFFER  (256u << 10)
+#define CM_NET_DEFAULT_MAX_MEMORY (64u << 20)
 
 enum cm_net_mode { CM_NET_SEND, CM_NET_RECV, CM_NET_RR };
 
@@ -40,6 +47,8 @@ struct cm_net_options {
     uint32_t buffer_size;   /* bytes per op in send/recv; the request size in rr */
     uint32_t response_size; /* rr only */
     double connect_timeout; /* seconds */
+    const char *token;      /* sent after each hello (NULL: none); the server's, if it has one */
+    size_t token_len;
 };
 
 /* What the far end saw of one stream (from the RESULTS exchange). */
@@ -87,9 +96,14 @@ void cm_net_client_close(struct cm_net_client *client);
 /* ---- the server -------------------------------------------------------------------------- */
 
 struct cm_net_server_options {
-    const char *bind; /* address to listen on; NULL or "" for every IPv4 address */
+    const char *bind; /* address to listen on; NULL or "" for 127.0.0.1 (loopback only) */
     int port;
-    bool once; /* return after the first test's results were asked for */
+    /* When set, a connection whose hello does not carry this token is refused (EACCES)
+     * before the server allocates anything for it. */
+    const char *token;
+    size_t token_len;
+    uint64_t max_memory; /* buffer memory for all connections; 0: CM_NET_DEFAULT_MAX_MEMORY */
+    bool once;           /* return after the first test's results were asked for */
     void (*log)(void *arg, const char *line); /* one line per event; called from any thread */
     void *log_arg;
 };

@@ -101,8 +101,10 @@ void cm_engine_complete(struct cm_op *op, int64_t result)
 static bool may_start(struct cm_engine *engine, uint64_t now)
 {
     const struct cm_engine_config *config = engine->config;
-    if (engine->no_more_work || engine->n_free == 0)
+    if (engine->no_more_work)
         return false;
+    /* the bounds before the free slots: when the last op started with every slot busy, the
+     * run must know it has no more work as soon as that op completes, not a sleep later */
     if (now >= engine->stop_ns || (cm_interrupted() && !engine->config->ignore_interrupt)) {
         engine->no_more_work = true;
         return false;
@@ -112,6 +114,8 @@ static bool may_start(struct cm_engine *engine, uint64_t now)
         engine->no_more_work = true;
         return false;
     }
+    if (engine->n_free == 0)
+        return false;
     if (engine->interval_ns && now < engine->next_intended_ns)
         return false;
     return true;

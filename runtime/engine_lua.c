@@ -1,10 +1,14 @@
 /* The engine's Lua side; see engine_lua.h. */
 #include "engine_lua.h"
 #include "interrupt.h"
+#include "lstate.h"
 #include "units.h"
 
+#include <inttypes.h>
 #include <lauxlib.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t cm_lua_opt_size(lua_State *L, int table, const char *key, uint64_t fallback,
@@ -280,6 +284,119 @@ void cm_engine_lua_config(lua_State *L, int index, const char *what, double defa
             luaL_error(L, "%s: on_second must be a function, got a %s", what, luaL_typename(L, -1));
         lua_pop(L, 1);
     }
+}
+
+/* A number from the first line of `path` ("max" and unreadable files give 0). */
+static uint64_t read_number_file(const char *path)
+{
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return 0;
+    char text[64] = "";
+    if (!fgets(text, sizeof text, file))
+        text[0] = '\0';
+    fclose(file);
+    return strtoull(text, NULL, 10);
+}
+
+/* What the process's cgroup (v2) still allows: memory.max less memory.current, or 0 when
+ * there is no limit or no cgroup v2. A container's limit is what the OOM killer enforces,
+ * whatever MemAvailable says. */
+static uint64_t cgroup_memory_left(void)
+{
+    FILE *file = fopen("/proc/self/cgroup", "r");
+    if (!file)
+        return 0;
+    char line[512], group[512] = "";
+    while (fgets(line, sizeof line, file))
+        if (strncmp(line, "0::", 3) == 0 && sscanf(line + 3, "%511s", group) == 1)
+            break;
+    fclose(file);
+    if (!group[0])
+        return 0;
+    char path[600];
+    snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", strcmp(group, "/") ? group : "");
+    uint64_t max = read_number_file(path);
+    snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", strcmp(group, "/") ? group : "");
+    uint64_t current = read_number_file(path);
+    if (max == 0)
+        return 0;
+    return max > current ? max - current : 1;
+}
+
+uint64_t cm_memory_available(void)
+{
+    uint64_t available = 0;
+    FILE *file = fopen("/proc/meminfo", "r");
+    if (file) {
+        char line[256];
+        unsigned long long kib;
+        while (fgets(line, sizeof line, file))
+            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+                available = (uint64_t)kib * 1024;
+                break;
+            }
+        fclose(file);
+    }
+    uint64_t left = cgroup_memory_left();
+    if (left && (available == 0 || left < available))
+        available = left;
+    return available;
+}
+
+bool cm_memory_fits(uint64_t slots, uint64_t per_slot, uint64_t per_slot_library, uint64_t shared,
+                    uint64_t available, const char *buffers, const char *lower, char *message,
+                    size_t message_size)
+{
+    if (available == 0)
+        return true;
+    uint64_t slot = per_slot + per_slot_library;
+    uint64_t need = UINT64_MAX, slots_total = UINT64_MAX, own_total = UINT64_MAX;
+    if (slot >= per_slot && (slot == 0 || slots <= (UINT64_MAX - shared) / slot)) {
+        slots_total = slots * slot;
+        own_total = slots * per_slot;
+        need = slots_total + shared;
+    }
+    uint64_t usable = available / 8 * 7;
+    if (need <= usable)
+        return true;
+    /* the sentence shows the slots' product, which is what -t and -b change; the shared
+     * part (one payload) only counts */
+    char slot_text[32], own_text[32], all_text[32], available_text[32], amount[160];
+    cm_format_size(per_slot, slot_text, sizeof slot_text);
+    if (own_total == UINT64_MAX)
+        snprintf(own_text, sizeof own_text, "more than 16 EiB");
+    else
+        cm_format_size(per_slot ? own_total : need, own_text, sizeof own_text);
+    if (slots_total == UINT64_MAX)
+        snprintf(all_text, sizeof all_text, "more than 16 EiB");
+    else
+        cm_format_size(slots_total, all_text, sizeof all_text);
+    cm_format_size(available, available_text, sizeof available_text);
+    if (per_slot && slots > 1)
+        snprintf(amount, sizeof amount, "%" PRIu64 " slots x %s = %s of %s", slots, slot_text,
+                 own_text, buffers);
+    else
+        snprintf(amount, sizeof amount, "%s of %s", own_text, buffers);
+    if (per_slot_library)
+        snprintf(amount + strlen(amount), sizeof amount - strlen(amount),
+                 " (%s with the library's own)", all_text);
+    snprintf(message, message_size, "%s, %s the %s this machine has available; %s", amount,
+             need > available ? "more than" : "leaving less than 1/8 of", available_text, lower);
+    return false;
+}
+
+void cm_engine_lua_check_memory(lua_State *L, const struct cm_engine_config *config,
+                                struct cm_engine_lua *bridge, uint64_t per_slot,
+                                uint64_t per_slot_library, uint64_t shared, const char *buffers,
+                                const char *lower, const char *what)
+{
+    char message[512];
+    if (cm_memory_fits(config->depth, per_slot, per_slot_library, shared, cm_memory_available(),
+                       buffers, lower, message, sizeof message))
+        return;
+    cm_engine_lua_finish(bridge);
+    cm_error_user(L, 2, "%s: %s", what, message);
 }
 
 void cm_engine_lua_finish(struct cm_engine_lua *bridge)

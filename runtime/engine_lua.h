@@ -24,6 +24,29 @@ struct cm_engine_lua {
 void cm_engine_lua_config(lua_State *L, int index, const char *what, double default_seconds,
                           struct cm_engine_config *config, struct cm_engine_lua *bridge);
 
+/* Memory this machine can give a run now, in bytes: MemAvailable from /proc/meminfo, or
+ * what the process's cgroup (v2) still allows when that is less; 0 when unknown. */
+uint64_t cm_memory_available(void);
+
+/* Whether `slots` buffers of `per_slot` bytes (and `per_slot_library` more per slot that a
+ * library holds for each op in flight, e.g. librados's receive buffer) plus `shared` bytes
+ * fit in `available` bytes with a margin: a run may take 7/8 of it, the rest is for the
+ * libraries, the Lua state and the page cache. When not, writes one sentence into `message`:
+ * "65536 slots x 64 MiB = 4 TiB of read buffers (8 TiB with the library's own), more than
+ * the 21.3 GiB this machine has available; <lower>". `buffers` names them ("read
+ * buffers"); `available` 0 (unknown) always fits. */
+bool cm_memory_fits(uint64_t slots, uint64_t per_slot, uint64_t per_slot_library, uint64_t shared,
+                    uint64_t available, const char *buffers, const char *lower, char *message,
+                    size_t message_size);
+
+/* The up-front check of every target whose slots hold a buffer: after cm_engine_lua_config,
+ * before anything is allocated. Refuses a run that does not fit cm_memory_available() with
+ * an operator error (one line "<what>: <sentence>", exit 2), releasing the bridge first. */
+void cm_engine_lua_check_memory(lua_State *L, const struct cm_engine_config *config,
+                                struct cm_engine_lua *bridge, uint64_t per_slot,
+                                uint64_t per_slot_library, uint64_t shared, const char *buffers,
+                                const char *lower, const char *what);
+
 /* Releases the bridge's references; raises the callback's error if it failed. */
 void cm_engine_lua_finish(struct cm_engine_lua *bridge);
 

@@ -64,6 +64,8 @@ static const char run_usage_text[] =
     "  --agents N|NAME,NAME      run each pool phase on N registered agents (or those named),\n"
     "                            started together; results merged (see docs/distributed.md)\n"
     "  --control-pool POOL       the agents' control pool (default: cephmark-control)\n"
+    "  --yes                     run a sweep of more than 1000 points without asking\n"
+    "                            (needed when stdin is not a terminal)\n"
     "  -h, --help                with SCRIPT: list the scenario's parameters\n"
     "\n"
     "exit codes: 0 success; 1 the benchmark ran but reported failed ops; 2 script error,\n"
@@ -183,6 +185,9 @@ static int parse_run_args(lua_State *L, int argc, char **argv, const char **scri
         } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             lua_pushboolean(L, 1);
             lua_setfield(L, -2, "help");
+        } else if (strcmp(arg, "--yes") == 0) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, "yes");
         } else if ((value = option_value(argc, argv, &i, "-p", "--param", &missing))) {
             if (strchr(value, '=') == NULL || value[0] == '=')
                 return usage_error("-p expects KEY=VALUE, got '%s'", value);

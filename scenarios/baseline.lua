@@ -4,9 +4,9 @@
 -- round trip) -- then the cluster (rados bench write, seq, rand), and print the cluster's
 -- results as a fraction of those ceilings, with the reasons a cluster falls short of them.
 --
---   cephmark netserver                      # on each peer (OSD hosts), like iperf3 -s
+--   cephmark netserver --bind 0.0.0.0 --token-file /etc/cephmark/net.token   # on each peer
 --   cephmark run scenarios/baseline.lua -p paths=/var/lib/ceph/osd/a,/var/lib/ceph/osd/b \
---       -p peers=10.0.0.11,10.0.0.12:5301
+--       -p peers=10.0.0.11,10.0.0.12:5301 -p net_token_file=/etc/cephmark/net.token
 --   cephmark run scenarios/baseline.lua -p rados=false -p paths=/mnt/disk1   # no cluster
 --
 -- A folder in `paths` gets a test file of disk_size, removed afterwards; an existing file is
@@ -92,6 +92,8 @@ return cm.scenario {
     allow_block_device = cm.bool(false, "write to block devices given in paths (destroys their contents)"),
     overwrite = cm.bool(false, "write to existing files given in paths (replaces their contents)"),
     net_seconds = cm.duration("5s", "length of each network phase"),
+    net_token_file = cm.string(nil, "file holding the netservers' token (their --token-file); else $CEPHMARK_NET_TOKEN",
+      { optional = true }),
     streams = cm.integer(1, "TCP streams per network phase (iperf -P)", { min = 1, max = 256 }),
     drop_caches = cm.bool(true, "drop the page cache before read phases (root only)"),
   },
@@ -172,7 +174,7 @@ return cm.scenario {
     for _, peer in ipairs(p.peers or {}) do
       local host, port = parse_peer(peer)
       local common = { host = host, port = port, seconds = p.net_seconds, streams = p.streams,
-        variant = { peer = peer } }
+        token_file = p.net_token_file, variant = { peer = peer } }
       local entry = { peer = peer }
       local send, recv, rr = {}, {}, {}
       for k, v in pairs(common) do send[k], recv[k], rr[k] = v, v, v end

@@ -2,9 +2,16 @@
 -- row per phase), series.csv (one row per second per phase) and percentiles.csv (the
 -- latency percentiles of each phase); for scenarios also params.yaml (reusable with
 -- --params), params.csv, pools.csv and comparison.csv, and report.html (cmd/report.lua).
--- Every file is written atomically (a temporary file renamed into place), so a reader
--- never sees half a file; a scenario rewrites them after each phase, so an interrupted run
--- keeps what it finished.
+-- Rewritten files are written atomically (a temporary file renamed into place), so a
+-- reader never sees half a file.
+--
+-- While a scenario runs, its cost per phase must not grow with the phases before it: each
+-- finished phase is appended as one line to journal.jsonl and its seconds to series.csv,
+-- and results.json is a small document (status running, what was done so far, where the
+-- journal is) rewritten whole. The complete folder is written once, at the end (also of
+-- an interrupted or failed run), and the journal is then removed. A folder whose process
+-- was killed keeps the small results.json and the journal: read_document puts them
+-- together, so a reader gets every phase that finished (docs/report.md).
 
 local json = require "cephmark.json"
 local sys = require "cephmark.sys"
@@ -15,6 +22,20 @@ local function write(path, text)
   local ok, err = sys.write_file(path, text)
   if not ok then sys.fail("cannot write results: " .. err) end
 end
+
+-- Appends text with one write(2): the stream's buffer holds all of it, so a line is never
+-- split between two writes, and a process killed at any point leaves whole lines behind.
+local function append(path, text)
+  local file, err = io.open(path, "a")
+  if not file then sys.fail("cannot write results: " .. tostring(err)) end
+  file:setvbuf("full", #text + 1)
+  local written, werr = file:write(text)
+  local closed, cerr = file:close()
+  if not written or not closed then sys.fail("cannot write results: " .. tostring(werr or cerr)) end
+end
+
+-- The journal of a running scenario, next to its results.json.
+M.JOURNAL = "journal.jsonl"
 
 local function yaml_module()
   local ok, yaml = pcall(require, "cephmark.yaml")
@@ -149,7 +170,8 @@ function M.phases_csv(phases)
   return M.csv(columns, rows)
 end
 
-function M.series_csv(phases)
+-- series_rows(phases) -> rows for series.csv (header not included)
+function M.series_rows(phases)
   local rows = {}
   for _, phase in ipairs(phases) do
     for _, second in ipairs(phase.series or {}) do
@@ -162,7 +184,11 @@ function M.series_csv(phases)
       rows[#rows + 1] = row
     end
   end
-  return M.csv(M.series_columns, rows)
+  return rows
+end
+
+function M.series_csv(phases)
+  return M.csv(M.series_columns, M.series_rows(phases))
 end
 
 -- Latency percentiles of every measured phase (the report's percentile plots).
@@ -223,7 +249,78 @@ function M.write_run(dir, document, extra)
   end
   if yaml then write(dir .. "/results.yaml", yaml.encode(document)) end
   write(dir .. "/results.json", json.encode(document, { indent = 2 }) .. "\n")
+  -- the complete document holds everything the journal did
+  os.remove(dir .. "/" .. M.JOURNAL)
   return dir
+end
+
+-- write_progress(dir, document, entries, progress): a scenario's folder while it runs.
+-- entries are what finished since the last call, in order: {phase = p}, {sweep = s} or
+-- {comparison = c}; their phases' seconds go to series.csv. document is the small
+-- results.json (no phases, sweeps or comparisons; journal = M.JOURNAL). progress is the
+-- caller's state table, {} on the first call: the first call starts the journal and
+-- series.csv afresh (and writes params.yaml from extra.params_file), later ones append.
+-- Cost: that of the entries and the small document, whatever came before.
+function M.write_progress(dir, document, entries, progress, extra)
+  local lines, phases = {}, {}
+  for _, entry in ipairs(entries) do
+    lines[#lines + 1] = json.encode(entry)
+    if entry.phase then phases[#phases + 1] = entry.phase end
+  end
+  local journal = table.concat(lines, "\n") .. (#lines > 0 and "\n" or "")
+  local series_rows = M.csv(M.series_columns, M.series_rows(phases))
+  if not progress.started then
+    local ok, err = sys.mkdir(dir)
+    if not ok then sys.fail("cannot create the results folder: " .. err) end
+    local yaml = yaml_module()
+    if yaml and extra and extra.params_file then
+      local params_yaml = next(extra.params_file) and yaml.encode(extra.params_file) or "{}\n"
+      write(dir .. "/params.yaml",
+        "# the params of this run; repeat it with: cephmark run SCRIPT --params params.yaml\n" .. params_yaml)
+    end
+    write(dir .. "/" .. M.JOURNAL, journal)
+    write(dir .. "/series.csv", series_rows)
+    progress.started = true
+  else
+    if #lines > 0 then append(dir .. "/" .. M.JOURNAL, journal) end
+    local rows = series_rows:match("^[^\n]*\n(.*)$")
+    if rows ~= "" then append(dir .. "/series.csv", rows) end
+  end
+  write(dir .. "/results.json", json.encode(document, { indent = 2 }) .. "\n")
+end
+
+-- read_document(path, dir) -> document, or nil and a one-line reason. A complete document
+-- is returned as it is; a running one (results.json naming its journal) gets the phases,
+-- sweeps and comparisons of the journal, in order. The journal's last line counts only
+-- when it ends in a newline: lines are appended whole, but a reader may look mid-append.
+function M.read_document(path, dir)
+  local text, err = sys.read_file(path)
+  if not text then return nil, string.format("cannot read %s: %s", path, err) end
+  local ok, doc, decode_err = pcall(json.decode, text)
+  if not ok or doc == nil then
+    local why = ok and decode_err or sys.error_info(doc)
+    return nil, string.format("%s is not valid JSON: %s", path, tostring(why))
+  end
+  if type(doc) ~= "table" or type(doc.journal) ~= "string" or doc.phases ~= nil then return doc end
+  -- a plain file name next to results.json, never a path elsewhere
+  if not doc.journal:match("^[%w._-]+$") then
+    return nil, string.format("%s names a journal '%s' that is not a file name", path, doc.journal)
+  end
+  local journal_path = dir .. "/" .. doc.journal
+  local journal = sys.read_file(journal_path) or ""
+  doc.phases, doc.sweeps, doc.comparisons = json.array(), json.array(), json.array()
+  local number = 0
+  for line in journal:gmatch("([^\n]*)\n") do
+    number = number + 1
+    local line_ok, entry = pcall(json.decode, line)
+    if not line_ok or type(entry) ~= "table" then
+      return nil, string.format("%s: line %d is not a JSON object", journal_path, number)
+    end
+    if type(entry.phase) == "table" then doc.phases[#doc.phases + 1] = entry.phase end
+    if type(entry.sweep) == "table" then doc.sweeps[#doc.sweeps + 1] = entry.sweep end
+    if type(entry.comparison) == "table" then doc.comparisons[#doc.comparisons + 1] = entry.comparison end
+  end
+  return doc
 end
 
 return M

@@ -59,6 +59,7 @@ function M.main(opts)
     args = opts.args or {},
     script = script,
     help = opts.help,
+    yes = opts.yes,
     agents = opts.agents and { spec = opts.agents, control_pool = opts.control_pool } or nil,
   }
   if opts.control_pool and not opts.agents then

@@ -840,6 +840,12 @@ function Run:run_phase(name, op, pool_label, options, runner, site)
   end
   self.records[#self.records + 1] = record
   printer.summary(result)
+  if is_bench_result(result) and type(result.gave_up) == "string" then
+    -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
+    record.error = result.gave_up
+    io.stdout:flush()
+    io.stderr:write("cephmark: ", result.gave_up, "\n")
+  end
   if hooks.after_phase then hooks.after_phase(self, record) end
   self:save(false)
   if record.status == "interrupted" then sys.fail("interrupted", sys.EXIT_INTERRUPTED) end
@@ -1075,8 +1081,18 @@ function Run:sweep(definition, fn)
       fail_at(site, "s:sweep expects cm.sweep{...} or cm.zip{...}, got " .. params.show(definition))
     end
   end
+  -- its size before anything is made of it: a sweep too large to mean is refused (or asked
+  -- about) before its points are built and before any of its phases runs
+  say(string.format("sweep: %d points (%s)", definition.count, sweep.shape(definition)))
+  local confirmed, refusal = pcall(sweep.confirm, definition, self.context.yes, site)
+  if not confirmed then
+    -- refused before any phase ran: like a run refused at its start, it leaves no folder
+    if #self.records == 0 then self.reached_run = false end
+    error(refusal, 0)
+  end
   local points = sweep.points(definition, function(name, values) return self:dimension_type(name, values) end)
   self.sweeps[#self.sweeps + 1] = sweep.describe(definition, points)
+  local sweep_started
   local depth = #self.point_stack
   local touched = {}
   local i = 0
@@ -1092,6 +1108,14 @@ function Run:sweep(definition, fn)
     i = i + 1
     local point = points[i]
     if not point then return nil end
+    if i == 1 then
+      sweep_started = sys.monotonic()
+    elseif i == 2 then
+      -- the first point's duration is the best estimate there is of the others'
+      local took = sys.monotonic() - sweep_started
+      say(string.format("sweep: point 1 took %s; about %s for the remaining %d point%s", sweep.format_duration(took),
+        sweep.format_duration(took * (#points - 1)), #points - 1, #points > 2 and "s" or ""))
+    end
     self.point_stack[depth + 1] = { point = point }
     say(string.format("-- point %d/%d: %s", i, #points, point.label))
     for _, option in ipairs(point.config) do
@@ -1156,10 +1180,10 @@ end
 
 -- Phases of earlier runs' results folders, as records whose variant has run = <folder>.
 local function load_previous(dir, site)
-  local text = sys.read_file(dir .. "/results.json")
-  if not text then fail_at(site, string.format("compare: no results.json in %s", dir)) end
-  local ok, document = pcall(json.decode, text)
-  if not ok or type(document) ~= "table" then fail_at(site, string.format("compare: %s/results.json is not valid JSON", dir)) end
+  if not sys.stat(dir .. "/results.json") then fail_at(site, string.format("compare: no results.json in %s", dir)) end
+  local document, why = results.read_document(dir .. "/results.json", dir)
+  if not document then fail_at(site, "compare: " .. why) end
+  if type(document) ~= "table" then fail_at(site, string.format("compare: %s/results.json holds no results document", dir)) end
   local run = dir:gsub("/+$", ""):match("([^/]+)$")
   local records = {}
   for _, phase in ipairs(document.phases or {}) do
@@ -1213,7 +1237,18 @@ function Run:failed_ops()
   return n
 end
 
-function Run:document(complete)
+-- A phase as results hold it.
+local function phase_entry(record)
+  local entry = copy(record)
+  entry.dimensions = plain(record.dimensions)
+  if next(entry.variant) == nil then entry.variant = nil end
+  return entry
+end
+
+-- The results document. With progress = true, the small form written while the run goes
+-- on: no phases, sweeps or comparisons (they are in the journal, results.lua), so that
+-- writing it costs the same at the first phase and the millionth.
+function Run:document(complete, progress)
   local scenario = self.scenario
   local values = {}
   for _, name in ipairs(scenario.params.names) do values[name] = plain(self.values[name]) end
@@ -1223,19 +1258,17 @@ function Run:document(complete)
       reused = pool.created == false or nil, kept = pool.kept, deleted = pool.deleted or false,
       info = plain(pool.info), erasure_code_profile = plain(pool.erasure_code_profile) }
   end
-  local phases = json.array()
-  for i, record in ipairs(self.records) do
-    local entry = copy(record)
-    entry.dimensions = plain(record.dimensions)
-    if next(entry.variant) == nil then entry.variant = nil end
-    phases[i] = entry
+  local phases, sweeps, comparisons
+  if not progress then
+    phases = json.array()
+    for i, record in ipairs(self.records) do phases[i] = phase_entry(record) end
+    sweeps = json.array()
+    for i, s in ipairs(self.sweeps) do sweeps[i] = s end
+    comparisons = json.array()
+    for i, c in ipairs(self.comparisons) do comparisons[i] = c end
   end
   local warnings = json.array()
   for i, w in ipairs(self.warnings) do warnings[i] = w end
-  local sweeps = json.array()
-  for i, s in ipairs(self.sweeps) do sweeps[i] = s end
-  local comparisons = json.array()
-  for i, c in ipairs(self.comparisons) do comparisons[i] = c end
   local rados_ok, rados = pcall(require, "cephmark.rados")
   return {
     scenario = { name = scenario.name, description = scenario.description,
@@ -1259,19 +1292,43 @@ function Run:document(complete)
     phases = phases,
     comparisons = comparisons,
     warnings = warnings,
+    journal = progress and results.JOURNAL or nil,
+    phases_done = progress and #self.records or nil,
   }
 end
 
--- Writes the results folder as it stands; complete=false until the run has ended well.
+-- Writes the results folder; complete=false until the run has ended well. While the run
+-- goes on, only what finished since the last save is written (appended to the journal and
+-- series.csv) with the small results.json; once the run has finished, the whole folder.
 function Run:save(complete)
   if not self.results_dir then return end
-  results.write_run(self.results_dir, self:document(complete), {
-    params_file = self.scenario.params:as_params_file(self.values),
-    comparison_columns = compare.csv_columns,
-    comparison_rows = compare.csv_rows(self.comparisons),
-  })
+  if self.finished then
+    results.write_run(self.results_dir, self:document(complete), {
+      params_file = self.scenario.params:as_params_file(self.values),
+      comparison_columns = compare.csv_columns,
+      comparison_rows = compare.csv_rows(self.comparisons),
+    })
+  else
+    local progress = self.progress_state
+    if not progress then
+      progress = { phases = 0, sweeps = 0, comparisons = 0 }
+      self.progress_state = progress
+    end
+    local entries = {}
+    for i = progress.sweeps + 1, #self.sweeps do entries[#entries + 1] = { sweep = self.sweeps[i] } end
+    for i = progress.phases + 1, #self.records do entries[#entries + 1] = { phase = phase_entry(self.records[i]) } end
+    for i = progress.comparisons + 1, #self.comparisons do
+      entries[#entries + 1] = { comparison = self.comparisons[i] }
+    end
+    results.write_progress(self.results_dir, self:document(complete, true), entries, progress,
+      { params_file = self.scenario.params:as_params_file(self.values) })
+    progress.sweeps, progress.phases, progress.comparisons = #self.sweeps, #self.records, #self.comparisons
+  end
   self.saved = true
 end
+
+-- Above this many phases, an interrupted run's folder gets no report.html (see finish).
+local REPORT_AFTER_INTERRUPT_MAX = 1000
 
 -- The finally path: runs whatever happened, each step on its own so one failure does not
 -- skip the others, and a Ctrl-C landing in a step retries it once.
@@ -1372,7 +1429,10 @@ function Run:finish(ok, err)
     if self.results_dir then
       if self.reached_run or #self.records > 0 then
         step("writing results", function() self:save(self.status == "ok" or self.status == "failed_ops") end)
-        if self.saved and not self.reported then
+        -- an interrupt must take effect within seconds: the report of a large run (about
+        -- 1.3 ms per phase, most of the end's writing) is left to `cephmark report`
+        local skip_report = interrupted and #self.records > REPORT_AFTER_INTERRUPT_MAX
+        if self.saved and not self.reported and not skip_report then
           step("writing the report", function()
             local report = require "cephmark.cmd.report"
             local run = report.load(self.results_dir)
@@ -1386,7 +1446,12 @@ function Run:finish(ok, err)
         if self.saved and not self.announced then
           self.announced = true
           say("results: " .. self.results_dir)
-          if self.reported then say("report: " .. self.reported) end
+          if self.reported then
+            say("report: " .. self.reported)
+          elseif skip_report then
+            say(string.format("report: not written after an interrupt with %d phases; write it with `cephmark report %s`",
+              #self.records, self.results_dir))
+          end
         end
       elseif self.results_dir_created then
         -- nothing ran (refused before the run started): leave no empty folder behind

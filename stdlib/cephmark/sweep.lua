@@ -184,6 +184,52 @@ function M.points(self, type_of)
   return points
 end
 
+-- Sweeps above this many points need a confirmation (a terminal's "y", or `cephmark run
+-- --yes`). Each point runs at least one phase, typically of 10 s or more, and adds a few
+-- KiB to the results: 1000 points is hours of cluster time and megabytes of results, while
+-- the sweeps people mean to run (4 thread counts x 5 block sizes x a few pools) stay far
+-- below. A sweep far above it is most often a mistake: a list where a value was meant, a
+-- dimension swept twice.
+M.CONFIRM_ABOVE = 1000
+
+-- "threads 4 x block_size 3" (product) or "zip of block_size, threads" (zip).
+function M.shape(self)
+  local parts = {}
+  for i, name in ipairs(self.order) do
+    parts[i] = self.mode == "zip" and name or string.format("%s %d", name, #self.values[name])
+  end
+  if self.mode == "zip" then return "zip of " .. table.concat(parts, ", ") end
+  return table.concat(parts, " x ")
+end
+
+-- A duration for people: "45 s", "12 min", "3.5 h", "2.1 days".
+function M.format_duration(seconds)
+  if seconds < 1 then return string.format("%.2f s", seconds) end
+  if seconds < 10 then return string.format("%.1f s", seconds) end
+  if seconds < 90 then return string.format("%.0f s", seconds) end
+  if seconds < 90 * 60 then return string.format("%.0f min", seconds / 60) end
+  if seconds < 48 * 3600 then return string.format("%.1f h", seconds / 3600) end
+  return string.format("%.1f days", seconds / 86400)
+end
+
+-- Asks before a sweep above CONFIRM_ABOVE points runs: on a terminal, a question answered
+-- with y; otherwise (a pipe, a CI job) a refusal naming --yes. `yes` is the run's --yes.
+function M.confirm(self, yes, site)
+  if self.count <= M.CONFIRM_ABOVE or yes then return end
+  local what = string.format("sweep: %d points (%s) is more than %d", self.count, M.shape(self), M.CONFIRM_ABOVE)
+  if not sys.isatty(0) then
+    sys.fail(string.format("%s: %s; confirm it with `cephmark run --yes` (stdin is not a terminal to ask on)",
+      params.where(site), what))
+  end
+  io.stdout:flush()
+  io.stderr:write(what .. "; run them all? [y/N] ")
+  io.stderr:flush()
+  local answer = io.stdin:read("l")
+  if not answer or not answer:match("^%s*[yY][eE]?[sS]?%s*$") then
+    sys.fail(string.format("%s: %s, not confirmed", params.where(site), what))
+  end
+end
+
 -- The sweep as results record it: its mode, dimensions and values (formatted).
 function M.describe(self, points)
   local json = require "cephmark.json"

@@ -1,5 +1,6 @@
 # scenarios/baseline.lua end to end against the local cluster: a disk baseline on a folder, a
-# network baseline to a netserver on loopback, rados write/seq/rand, and the table of the
+# network baseline to a netserver on loopback that requires a token (given to the scenario
+# with -p net_token_file), rados write/seq/rand, and the table of the
 # cluster's results as fractions of the baselines with the seed's caveats; then bad input
 # (a path that does not exist, a peer refusing the connection).
 set -u
@@ -16,12 +17,13 @@ scenario="$CEPHMARK_SOURCE_DIR/scenarios/baseline.lua"
 
 printf 'print(require("cephmark.sys").free_port())\n' >"$work/port.lua"
 port=$("$CEPHMARK" run "$work/port.lua")
-"$CEPHMARK" netserver --port "$port" >"$work/server.log" 2>&1 &
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+"$CEPHMARK" netserver --port "$port" --token-file "$work/token" >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do grep -q listening "$work/server.log" && break; sleep 0.05; done
 mkdir "$work/disk"
 
-run_cli 0 run "$scenario" -p paths="$work/disk" -p peers="127.0.0.1:$port" -p disk_size=16M \
+run_cli 0 run "$scenario" -p paths="$work/disk" -p peers="127.0.0.1:$port" -p net_token_file="$work/token" -p disk_size=16M \
   -p disk_seconds=1 -p net_seconds=1 -p seconds=2 -p block_size=1M -p threads=4 -p size=2 \
   -p progress=false -o "$work/results"
 expect_stdout "^\[1\] disk-write disk=$work/disk "
@@ -67,4 +69,8 @@ refused=$("$CEPHMARK" run "$work/port.lua")
 run_cli 2 run "$scenario" -p paths="$work/disk" -p peers="127.0.0.1:$refused" -p rados=false -p disk_size=4M \
   -p disk_seconds=0.2 -p progress=false -o "$work/r3"
 expect_stderr_line "cephmark: socket.bench: cannot connect to 127.0.0.1:$refused: connection refused (is \`cephmark netserver\` running there?)"
+# the netserver wants its token; without -p net_token_file (nor $CEPHMARK_NET_TOKEN) it refuses
+run_cli 2 run "$scenario" -p paths="$work/disk" -p peers="127.0.0.1:$port" -p rados=false -p disk_size=4M \
+  -p disk_seconds=0.2 -p progress=false -o "$work/r4"
+expect_stderr_line "cephmark: socket.bench: 127.0.0.1:$port refused the token (none was given): give the netserver's token with token_file = or \$CEPHMARK_NET_TOKEN"
 finish

@@ -1,7 +1,11 @@
 # cephmark.socket against `cephmark netserver`: on loopback (bandwidth both ways, several
 # streams, request/response latency, the receiver's count equal to what was sent), between
 # two network namespaces joined by a veth pair, and bad input (a port in use, a refused
-# connection, a bad option). Needs no cluster; the namespaces need root.
+# connection, a bad option). The server's bounds: it listens on 127.0.0.1 unless told
+# otherwise, 16 hellos asking for 64 MiB buffers keep its memory under its cap, and with a
+# token a client without it (or with a wrong one) is refused before anything is allocated.
+# Tokens come from files and the environment, never a command line. Needs no cluster; the
+# namespaces need root.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
 work=$(mktemp -d)
@@ -21,11 +25,13 @@ trap cleanup EXIT
 printf 'print(require("cephmark.sys").free_port())\n' >"$work/port.lua"
 port=$("$CEPHMARK" run "$work/port.lua")
 
-# start_server LOG [PREFIX...]: a netserver on $port in the background, waited for
+# start_server LOG [PREFIX...]: a netserver on $port in the background, waited for;
+# $server_args are added to its command line
+server_args=()
 start_server() {
   local log=$1
   shift
-  "$@" "$CEPHMARK" netserver --port "$port" >"$log" 2>&1 &
+  "$@" "$CEPHMARK" netserver --port "$port" "${server_args[@]}" >"$log" 2>&1 &
   servers+=($!)
   for _ in $(seq 100); do
     grep -q "listening" "$log" 2>/dev/null && return 0
@@ -36,8 +42,13 @@ start_server() {
 }
 start_server "$work/server.log" || exit 1
 checks=$((checks + 1))
-grep -qx "netserver: listening on 0.0.0.0:$port" "$work/server.log" ||
+grep -qx "netserver: listening on 127.0.0.1:$port" "$work/server.log" ||
   { failures=$((failures + 1)); echo "FAIL: no 'listening' line"; cat "$work/server.log"; }
+# the default bind is loopback: the kernel's table of listening sockets says 127.0.0.1
+checks=$((checks + 1))
+listen=$(awk -v p="$(printf '%04X' "$port")" '$4 == "0A" && $2 ~ (":" p "$") { print $2 }' /proc/net/tcp)
+[ "$listen" = "0100007F:$(printf '%04X' "$port")" ] ||
+  { failures=$((failures + 1)); echo "FAIL: netserver listens on '$listen' (/proc/net/tcp), expected 127.0.0.1"; }
 
 cat >"$work/client.lua" <<'EOF'
 local p = ...
@@ -87,7 +98,7 @@ grep -qE "^netserver: test [0-9a-f]{16}: 4 streams, [0-9]+ bytes" "$work/server.
 
 # a port in use
 run_cli 2 netserver --port "$port"
-expect_stderr_line "cephmark: netserver: cannot listen on 0.0.0.0:$port: the port is in use (another netserver or iperf3?); pick another with --port"
+expect_stderr_line "cephmark: netserver: cannot listen on 127.0.0.1:$port: the port is in use (another netserver or iperf3?); pick another with --port"
 expect_stderr_lines 1
 
 # nobody listening
@@ -127,6 +138,109 @@ for _ in $(seq 100); do kill -0 "$once" 2>/dev/null || break; sleep 0.05; done
 checks=$((checks + 1))
 if kill -0 "$once" 2>/dev/null; then failures=$((failures + 1)); echo "FAIL: netserver --once still runs"; fi
 
+# ---- the server's bounds ---------------------------------------------------------------
+# hellos.py PORT PID COUNT SIZE [TOKEN_FILE]: COUNT raw hellos asking the server to send
+# SIZE-byte buffers (the client never reads them), held open for 2 s; prints each answer's
+# status and how much the server's peak memory (VmHWM) grew from its size before them
+cat >"$work/hellos.py" <<'PY'
+import socket, struct, sys, time
+port, pid, count, size = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+token = open(sys.argv[5], "rb").read().strip() if len(sys.argv) > 5 else b""
+def status_kib(field):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+before = status_kib("VmRSS")
+conns, statuses = [], []
+for i in range(count):
+    hello = bytearray(64)
+    struct.pack_into("<I", hello, 0, 0x544E4D43)
+    hello[4] = 1
+    struct.pack_into("<I", hello, 8, 2)  # SOURCE: the server sends buffers of `size` bytes
+    struct.pack_into("<Q", hello, 16, 0xC0FFEE)
+    struct.pack_into("<IIII", hello, 24, i, size, 0, len(token))
+    c = socket.create_connection(("127.0.0.1", port))
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    c.sendall(bytes(hello) + token)
+    answer = b""
+    while len(answer) < 16:
+        chunk = c.recv(16 - len(answer))
+        if not chunk:
+            break
+        answer += chunk
+    statuses.append(struct.unpack_from("<I", answer, 4)[0] if len(answer) == 16 else -1)
+    conns.append(c)
+time.sleep(2)
+grew = status_kib("VmHWM") - before
+print("statuses " + " ".join(str(s) for s in statuses))
+print("grew %d KiB" % grew)
+PY
+# expect_hellos STATUSES MAX_GROWTH_MIB: checks the last hellos.py output
+expect_hellos() {
+  checks=$((checks + 1))
+  local got grew
+  got=$(sed -n 's/^statuses //p' "$work/hellos.out")
+  grew=$(sed -n 's/^grew \([0-9-]*\) KiB$/\1/p' "$work/hellos.out")
+  echo "hellos: statuses $got; the server's peak memory grew by $((${grew:-0} / 1024)) MiB"
+  if [ "$got" != "$1" ] || [ -z "$grew" ] || [ "$grew" -ge $(($2 * 1024)) ]; then
+    failures=$((failures + 1)); echo "FAIL: hellos: expected statuses '$1' and growth under $2 MiB"; cat "$work/hellos.out"
+  fi
+}
+repeat() { local out=; for _ in $(seq "$2"); do out="$out $1"; done; echo "${out# }"; }
+sixty_four_mib=$((64 << 20))
+
+# 16 unauthenticated hellos asking for 64 MiB each: every connection gets at most 256 KiB,
+# so the server stays far under its 64 MiB cap (it touched 1 GiB before the cap)
+port=$("$CEPHMARK" run "$work/port.lua")
+start_server "$work/bounds.log" || exit 1
+python3 "$work/hellos.py" "$port" "${servers[-1]}" 16 "$sixty_four_mib" >"$work/hellos.out" 2>&1
+expect_hellos "$(repeat 0 16)" 64
+
+# a cap of 1 MiB: four 256 KiB connections fit, the fifth is refused (ENOBUFS, 105) and
+# the server says so
+port=$("$CEPHMARK" run "$work/port.lua")
+server_args=(--max-memory 1M)
+start_server "$work/capped.log" || exit 1
+server_args=()
+python3 "$work/hellos.py" "$port" "${servers[-1]}" 5 "$sixty_four_mib" >"$work/hellos.out" 2>&1
+expect_hellos "0 0 0 0 105" 8
+checks=$((checks + 1))
+grep -q "^netserver: refused 127.0.0.1:[0-9]*: the connections hold the 1 MiB memory cap$" "$work/capped.log" ||
+  { failures=$((failures + 1)); echo "FAIL: the capped server did not log the refusal"; cat "$work/capped.log"; }
+
+# a token: a hello without it or with a wrong one is refused (EACCES, 13) before anything
+# is allocated for it; socket.bench with the right one (a file, or the environment) works
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+printf 'not-the-token\n' >"$work/wrong-token"
+port=$("$CEPHMARK" run "$work/port.lua")
+server_args=(--token-file "$work/token")
+start_server "$work/token.log" || exit 1
+server_args=()
+checks=$((checks + 1))
+grep -qx "netserver: listening on 127.0.0.1:$port (token required)" "$work/token.log" ||
+  { failures=$((failures + 1)); echo "FAIL: the token server's listening line"; cat "$work/token.log"; }
+python3 "$work/hellos.py" "$port" "${servers[-1]}" 16 "$sixty_four_mib" >"$work/hellos.out" 2>&1
+expect_hellos "$(repeat 13 16)" 2
+python3 "$work/hellos.py" "$port" "${servers[-1]}" 4 "$sixty_four_mib" "$work/wrong-token" >"$work/hellos.out" 2>&1
+expect_hellos "13 13 13 13" 2
+checks=$((checks + 1))
+if [ "$(grep -c "^netserver: refused 127.0.0.1:[0-9]*: no token$" "$work/token.log")" != 16 ] ||
+  [ "$(grep -c "^netserver: refused 127.0.0.1:[0-9]*: a wrong token$" "$work/token.log")" != 4 ]; then
+  failures=$((failures + 1)); echo "FAIL: the token server's refusals"; cat "$work/token.log"
+fi
+printf 'require("cephmark.socket").bench { host = "127.0.0.1", port = %s, ops = 10 }\n' "$port" >"$work/no-token.lua"
+run_cli 2 run "$work/no-token.lua"
+expect_stderr_line "cephmark: socket.bench: 127.0.0.1:$port refused the token (none was given): give the netserver's token with token_file = or \$CEPHMARK_NET_TOKEN"
+expect_stderr_lines 1
+printf 'local p = ...\nlocal r = require("cephmark.socket").bench { host = "127.0.0.1", port = %s, ops = 10, token_file = p.token }\nprint("ops=" .. r.ops)\n' "$port" >"$work/token.lua"
+run_cli 2 run "$work/token.lua" -p token="$work/wrong-token"
+expect_stderr_line "cephmark: socket.bench: 127.0.0.1:$port refused the token (a different one): give the netserver's token with token_file = or \$CEPHMARK_NET_TOKEN"
+run_cli 0 run "$work/token.lua" -p token="$work/token"
+expect_stdout "^ops=10$"
+CEPHMARK_NET_TOKEN=$(cat "$work/token") run_cli 0 run "$work/no-token.lua"
+run_cli 2 run "$work/token.lua" -p token="$work/missing"
+expect_stderr_line "cephmark: socket.bench: cannot read the token file $work/missing: No such file or directory"
+
 # two network namespaces joined by a veth pair
 if [ "$(id -u)" = 0 ] && ip netns add "$ns_a" 2>/dev/null; then
   ip netns add "$ns_b"
@@ -137,7 +251,12 @@ if [ "$(id -u)" = 0 ] && ip netns add "$ns_a" 2>/dev/null; then
   ip -n "$ns_b" link set "cmv$$b" up
   ip -n "$ns_a" link set lo up
   ip -n "$ns_b" link set lo up
+  server_args=(--bind 0.0.0.0)
   start_server "$work/ns-server.log" ip netns exec "$ns_a" || exit 1
+  server_args=()
+  checks=$((checks + 1))
+  grep -qx "netserver: no token: anyone who can reach 0.0.0.0:$port may use this server (see --token-file)" "$work/ns-server.log" ||
+    { failures=$((failures + 1)); echo "FAIL: no warning for a server open to the network without a token"; cat "$work/ns-server.log"; }
   last_command="socket client in $ns_b -> netserver in $ns_a"
   ip netns exec "$ns_b" "$CEPHMARK" run "$work/client.lua" -p host=10.211.7.1 -p port="$port" \
     >"$out_file" 2>"$err_file" </dev/null

@@ -1,8 +1,9 @@
 /* Engine tests on the null target: latency accuracy with a fixed delay, bounds by time,
  * op count and bytes, warm-up exclusion, open-loop rate and coordinated-omission
- * correction, and the per-second series. */
+ * correction, and the per-second series; and the up-front memory check of slot buffers. */
 #include "check.h"
 #include "engine.h"
+#include "engine_lua.h"
 #include "target_null.h"
 
 #include <math.h>
@@ -67,6 +68,10 @@ static void test_op_and_byte_bounds(void)
     CHECK(result.started == 1000);
     CHECK(result.ops == 1000);
     CHECK(cm_hist_count(result.latency) == 1000);
+    /* the run ends with its last op: it does not sleep on to the next second's tick when
+     * the bound falls on a multiple of the depth (it did, for a whole second) */
+    CHECK_MSG(result.series_len == 1 && result.series[0].partial,
+              "%zu seconds in the series of a run of 1000 null ops", result.series_len);
     cm_engine_result_free(&result);
 
     config = (struct cm_engine_config){.depth = 4, .max_bytes = 4096 * 10 + 1};
@@ -142,6 +147,32 @@ static void test_bad_config(void)
     cm_null_target_free(target);
 }
 
+/* The memory check: the exact sentence, the 7/8 margin, overflow, and unknown memory. */
+static void test_memory_check(void)
+{
+    const uint64_t MiB = 1 << 20, GiB = 1ULL << 30;
+    char message[512] = "";
+    uint64_t available = (uint64_t)(21.3 * (double)GiB);
+    CHECK(!cm_memory_fits(65536, 64 * MiB, 64 * MiB, 65 * MiB, available, "read buffers",
+                          "lower -t or -b", message, sizeof message));
+    CHECK_STR(message, "65536 slots x 64 MiB = 4 TiB of read buffers (8 TiB with the library's "
+                       "own), more than the 21.3 GiB this machine has available; lower -t or -b");
+    /* 7/8 of what is available fits; a byte more leaves too little for everything else */
+    CHECK(cm_memory_fits(7, GiB, 0, 0, 8 * GiB, "buffers", "lower", message, sizeof message));
+    CHECK(!cm_memory_fits(7, GiB, 0, 1, 8 * GiB, "buffers", "lower", message, sizeof message));
+    CHECK_STR(message, "7 slots x 1 GiB = 7 GiB of buffers, leaving less than 1/8 of the 8 GiB "
+                       "this machine has available; lower");
+    CHECK(!cm_memory_fits(UINT64_MAX / 2, 4 * GiB, 0, 0, 8 * GiB, "buffers", "lower", message,
+                          sizeof message));
+    CHECK(strstr(message, "more than 16 EiB of buffers") != NULL);
+    CHECK(!cm_memory_fits(1, 0, 0, 9 * GiB, 8 * GiB, "payload memory", "lower -b", message,
+                          sizeof message));
+    CHECK_STR(message, "9 GiB of payload memory, more than the 8 GiB this machine has available; "
+                       "lower -b");
+    CHECK(cm_memory_fits(65536, 64 * MiB, 0, 0, 0, "buffers", "lower", message, sizeof message));
+    CHECK(cm_memory_available() > 0);
+}
+
 int main(void)
 {
     test_fixed_delay_latency();
@@ -149,5 +180,6 @@ int main(void)
     test_warmup_excluded();
     test_open_loop_coordinated_omission();
     test_bad_config();
+    test_memory_check();
     return check_summary("engine");
 }

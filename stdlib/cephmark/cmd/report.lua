@@ -3,7 +3,7 @@
 -- scenarios, which write report.html into their results folder at the end of a run.
 
 local args = require "cephmark.args"
-local json = require "cephmark.json"
+local results = require "cephmark.results"
 local sys = require "cephmark.sys"
 local html = require "cephmark.report.html"
 
@@ -55,13 +55,9 @@ function M.load(dir)
   if st.type == "dir" and not sys.stat(path) then
     return nil, string.format("'%s' is not a results folder (no results.json in it)", dir)
   end
-  local text, err = sys.read_file(path)
-  if not text then return nil, string.format("cannot read %s: %s", path, err) end
-  local ok, doc, decode_err = pcall(json.decode, text)
-  if not ok or doc == nil then
-    local why = ok and decode_err or sys.error_info(doc)
-    return nil, string.format("%s is not valid JSON: %s", path, tostring(why))
-  end
+  -- a running (or killed) scenario's folder: the journal holds what finished
+  local doc, err = results.read_document(path, st.type == "dir" and dir or (path:match("^(.*)/[^/]*$") or "."))
+  if not doc then return nil, err end
   if type(doc) ~= "table" then return nil, string.format("%s does not hold a results document", path) end
   local run, why = html.normalize(doc, dir)
   if not run then return nil, string.format("%s is not a cephmark results document: %s", path, why) end

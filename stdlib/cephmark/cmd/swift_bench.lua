@@ -44,6 +44,10 @@ options:
   -P, --policy-name NAME      storage policy of the containers (X-Storage-Policy)
   --timeout SECONDS           connect timeout, and how long a request may make no progress
                               (default 10)
+  --give-up SECONDS           stop a phase as failed when no request succeeded for this
+                              long while requests kept failing (a gateway that stays
+                              down); later phases and the deletes are then skipped
+                              (default 30s; 0: never)
   --no-verify                 do not verify what GETs return
   --transport auto|native|curl  HTTP client for the phases (default auto: cephmark's own
                               HTTP/1.1 client for http:// storage URLs, libcurl otherwise)
@@ -74,6 +78,7 @@ local spec = {
   ["-P"] = { key = "policy_name", value = true }, ["--policy-name"] = { key = "policy_name", value = true },
   ["--timeout"] = { key = "timeout", value = true },
   ["--no-verify"] = { key = "no_verify" },
+  ["--give-up"] = { key = "give_up", value = true },
   ["--transport"] = { key = "transport", value = true },
   ["--format"] = { key = "format", value = true }, ["-f"] = { key = "format", value = true },
   ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
@@ -170,6 +175,11 @@ local function parse(argv)
   if o.transport ~= "auto" and o.transport ~= "native" and o.transport ~= "curl" then
     fail("--transport must be auto, native or curl, got '" .. o.transport .. "'")
   end
+  if opts.give_up then
+    local seconds, err = sys.parse_duration(opts.give_up)
+    if not seconds then fail("--give-up: " .. err) end
+    o.give_up = seconds
+  end
   local delay = sys.parse_duration(tostring(conf.delay))
   if not delay then fail("delay must be a number of seconds, got '" .. tostring(conf.delay) .. "'") end
   o.delay = delay
@@ -227,7 +237,7 @@ function M.main(argv)
   end
 
   local results, order = {}, {}
-  local failed, interrupted = false, false
+  local failed, interrupted, gave_up = false, false, false
   local function phase(op, title, bench)
     log("Auth version: 1.0")
     local started = sys.monotonic()
@@ -242,6 +252,7 @@ function M.main(argv)
       end
     end
     bench.transport = o.transport
+    bench.give_up = o.give_up
     local result = conn:bench(bench)
     results[op] = result
     order[#order + 1] = op
@@ -249,6 +260,11 @@ function M.main(argv)
     for _, line in ipairs(report.detail_lines(title, result)) do out(line) end
     if result.errors > 0 or result.verify_failures > 0 then failed = true end
     if result.interrupted then interrupted = true end
+    if result.gave_up then
+      gave_up = true
+      io.stdout:flush()
+      io.stderr:write("cephmark: swift-bench: ", result.gave_up, "\n")
+    end
     return result
   end
 
@@ -263,11 +279,15 @@ function M.main(argv)
     log(report.status_line("PUTS", 0, 0, 0, true))
     put = { objects = 0, objects_written = 0 }
   end
-  if o.num_gets > 0 and not interrupted and (put.objects_written or 0) > 0 then
+  if o.num_gets > 0 and not interrupted and not gave_up and (put.objects_written or 0) > 0 then
     phase("get", "GETS", { op = "get", from = put, ops = o.num_gets, threads = o.get_concurrency,
       random = true, verify = o.verify })
   end
-  if o.delete then
+  if o.delete and gave_up then
+    -- every request would wait out the bound again: the operator removes them later
+    out(report.prefix("WARNING") .. string.format("the gateway stayed down: %d containers (%s_*) and their objects are left",
+      #o.containers, ((o.containers[1] or ""):gsub("_0$", ""))))
+  elseif o.delete then
     if o.delay > 0 and not interrupted then
       log(string.format("Delay before DELETE request %g sec", o.delay))
       sys.sleep(o.delay)
