@@ -152,7 +152,11 @@ const char *cm_interrupt_signal_name(void)
 int cm_interrupt_exit_status(int code)
 {
     int signo = cm_interrupt_signal();
-    if (code == CM_EXIT_INTERRUPTED && signo > 0)
+    if (signo == 0)
+        return code;
+    /* a command that ended "well" with the interrupt still undelivered (a server loop that
+     * stops on the signal and returns) was stopped by it all the same */
+    if (code == CM_EXIT_INTERRUPTED || (code == CM_EXIT_OK && atomic_load(&interrupt_pending)))
         return 128 + signo;
     return code;
 }

@@ -36,7 +36,8 @@ int cm_interrupt_signal(void);
 const char *cm_interrupt_signal_name(void);
 
 /* A command's exit code as the process reports it: CM_EXIT_INTERRUPTED (130, what the Lua
- * side uses for any interrupt) becomes 128 + the signal that stopped it. */
+ * side uses for any interrupt) becomes 128 + the signal that stopped it, and so does
+ * success when the interrupt was never delivered (a loop stopped by it and returned). */
 int cm_interrupt_exit_status(int code);
 
 /* An eventfd that becomes readable when a stop signal arrives, for poll()-based loops; -1
