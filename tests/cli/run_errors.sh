@@ -286,6 +286,19 @@ if ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (
   failures=$((failures + 1)); echo "FAIL: '$last_command': results.json is not complete"
 fi
 
+# every command stops on these signals with their exit code, also one whose loop returns
+# on the signal without raising (netserver)
+for signal in INT TERM; do
+  "$CEPHMARK" netserver --port 0 >"$out_file" 2>"$err_file" &
+  pid=$!
+  sleep 1
+  stop_process "$pid" "$signal"
+  last_status=$? last_command="netserver (SIG$signal)"
+  expected=130
+  [ "$signal" = TERM ] && expected=143
+  checks=$((checks + 1)); [ "$last_status" = "$expected" ] || { failures=$((failures + 1)); echo "FAIL: '$last_command' exited $last_status, expected $expected"; }
+done
+
 # a second signal of another kind exits at once, here while a phase that ignores the
 # interrupt (as a cleanup does) runs on
 printf 'require("cephmark.null").bench { threads = 1, seconds = 30, delay = 0.001, ignore_interrupt = true }\n' >"$work/ignore.lua"
