@@ -140,6 +140,7 @@ return cm.scenario {
         spinning("on_second")
         while true do end
       end
+      if s.p.case == "exit_hook" and phase.name == "spin" then os.exit(5) end
     end,
   },
   run = function(s, p)
@@ -157,8 +158,14 @@ return cm.scenario {
           while true do x = x + 1 end
         end)()
       end)
-    elseif p.case == "on_second" then
+    elseif p.case == "on_second" or p.case == "exit_hook" then
       s:phase("spin", null, { threads = 2, seconds = p.seconds, delay = "1ms" })
+    elseif p.case == "exit_worker" then
+      s:workers { name = "spin", n = 2, seconds = p.seconds, fn = function(w)
+        w:op()
+        if w.id == 2 then os.exit(4) end
+        while true do w:op() end
+      end }
     elseif p.case == "exit" then
       s:phase("spin", function() pcall(os.exit, 3) end)
       s:phase("never", null, { threads = 1, ops = 1 })
@@ -258,6 +265,21 @@ checks=$((checks + 1))
 if ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["status"] == "exited" and d["exit_code"] == 3 and d["phases"][-1]["name"] == "spin"))' "$dir/results.json"; then
   failures=$((failures + 1)); echo "FAIL: os.exit(3): results.json is not whole with status exited"
 fi
+# ... in an on_second hook and in a scripted worker alike
+for case in exit_hook:5 exit_worker:4; do
+  dir="$work/spin-${case%:*}"
+  start=$(date +%s.%N)
+  last_command="run spin.lua -p case=${case%:*}"
+  "$CEPHMARK" run "$work/spin.lua" -p case="${case%:*}" -o "$dir" >"$out_file" 2>"$err_file" &
+  stop_process $!
+  last_status=$?
+  checks=$((checks + 1)); [ "$last_status" = "${case#*:}" ] || { failures=$((failures + 1)); echo "FAIL: '$last_command' exited $last_status, expected ${case#*:}"; }
+  expect_faster_than 15 "$start"
+  checks=$((checks + 1))
+  if ! python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["status"] == "exited" and d["exit_code"] == int(sys.argv[2]) and d["phases"][-1]["status"] == "exited"))' "$dir/results.json" "${case#*:}"; then
+    failures=$((failures + 1)); echo "FAIL: '$last_command': results.json is not whole with status exited"
+  fi
+done
 # in a plain script: the code, and what was written is flushed
 printf 'io.stdout:write("unflushed")\nos.exit(5)\n' >"$work/exit.lua"
 run_cli 5 run "$work/exit.lua"

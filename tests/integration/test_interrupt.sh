@@ -44,12 +44,17 @@ objects_left "an interrupted write"
 
 # SIGTERM (timeout, kill, systemd) stops a write the same way
 signal=TERM expected=143
+results=$(mktemp -d)
 start=$(date +%s.%N)
-interrupt_after 2 rados-bench -p "$pool" 60 write -b 4K -t 16
+interrupt_after 2 rados-bench -p "$pool" 60 write -b 4K -t 16 -o "$results"
 expect_faster_than 15 "$start"
 expect_stdout '^Total writes made: +[0-9]+$'
 expect_stdout '^Removed [0-9]+ objects$'
 objects_left "a write stopped by SIGTERM"
+checks=$((checks + 1))
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["signal"] == "SIGTERM" and d["result"]["interrupted"]))' "$results/results.json" ||
+  { failures=$((failures + 1)); echo "FAIL: $last_command: results.json does not say it was interrupted by SIGTERM"; }
+rm -rf "$results"
 signal=INT expected=130
 
 # stdout into a pipe that closes after three lines: SIGPIPE is ignored, the write goes on
