@@ -29,8 +29,11 @@ static atomic_int interrupt_signo;
 static atomic_int interrupt_pending; /* the hook has yet to deliver the interrupt */
 static int interrupt_eventfd = -1;
 
+/* Changed by the Lua thread only; atomic because an engine's watchdog thread reads it
+ * (through cm_interrupt_fd). */
+static atomic_int hold_depth;
+
 /* Owned by the Lua thread. */
-static int hold_depth;
 static struct cm_interrupt_arming arming = {.deadline_ns = UINT64_MAX};
 static bool exit_pending;
 static int exit_code_requested;
@@ -69,6 +72,9 @@ static void write_stderr(const char *text)
  * watchdog hook sees the flag within WATCH_COUNT instructions. */
 static void stop_handler(int signo)
 {
+    /* the first signal's number is in place before anyone can see the count change */
+    int none = 0;
+    atomic_compare_exchange_strong(&interrupt_signo, &none, signo);
     if (atomic_fetch_add(&interrupt_count, 1) > 0) {
         if (signo == SIGINT) {
             write_stderr("\ncephmark: second interrupt, exiting now\n");
@@ -79,7 +85,6 @@ static void stop_handler(int signo)
         }
         _exit(128 + signo);
     }
-    atomic_store(&interrupt_signo, signo);
     atomic_store(&interrupt_pending, 1);
     if (interrupt_eventfd >= 0) {
         uint64_t one = 1;
@@ -163,28 +168,28 @@ int cm_interrupt_exit_status(int code)
 
 void cm_interrupt_hold(void)
 {
-    hold_depth++;
+    atomic_fetch_add(&hold_depth, 1);
 }
 
 void cm_interrupt_release(void)
 {
-    if (hold_depth > 0)
-        hold_depth--;
+    if (atomic_load(&hold_depth) > 0)
+        atomic_fetch_sub(&hold_depth, 1);
 }
 
 bool cm_interrupt_held(void)
 {
-    return hold_depth > 0;
+    return atomic_load_explicit(&hold_depth, memory_order_relaxed) > 0;
 }
 
 bool cm_interrupt_should_stop(void)
 {
-    return cm_interrupted() && hold_depth == 0;
+    return cm_interrupted() && !cm_interrupt_held();
 }
 
 int cm_interrupt_fd(void)
 {
-    return hold_depth > 0 ? -1 : interrupt_eventfd;
+    return cm_interrupt_held() ? -1 : interrupt_eventfd;
 }
 
 bool cm_interrupt_sleep(double seconds)
@@ -307,7 +312,7 @@ static void watch_hook(lua_State *L, lua_Debug *ar)
     (void)ar;
     if (lua_gethookcount(L) != WATCH_COUNT) /* os.exit asked for the next instruction */
         lua_sethook(L, watch_hook, LUA_MASKCOUNT, WATCH_COUNT);
-    if (hold_depth > 0)
+    if (cm_interrupt_held())
         return;
     if (exit_pending)
         raise_exit(L);
@@ -326,7 +331,7 @@ static void watch_hook(lua_State *L, lua_Debug *ar)
 
 void cm_interrupt_check(lua_State *L)
 {
-    if (hold_depth > 0)
+    if (cm_interrupt_held())
         return;
     if (exit_pending)
         raise_exit(L);
