@@ -150,7 +150,8 @@ static int wait_completion(rados_ioctx_t io, rados_completion_t completion, doub
                            bool *completed)
 {
     *completed = false;
-    /* an interrupt that arrives during the wait ends it */
+    /* an interrupt that arrives during the wait ends it, except in the cleanup the
+     * interrupt started (a held section), which must run to its end */
     bool interrupted_before = cm_interrupted();
     double deadline = now_seconds() + cm_rados_bound(timeout);
     int rc;
@@ -160,7 +161,7 @@ static int wait_completion(rados_ioctx_t io, rados_completion_t completion, doub
             *completed = true;
             break;
         }
-        if (!interrupted_before && cm_interrupted()) {
+        if (!interrupted_before && cm_interrupt_should_stop()) {
             rc = -EINTR;
             break;
         }

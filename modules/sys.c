@@ -107,6 +107,7 @@ static int sys_spawn(lua_State *L)
             if (fd != report[1])
                 close(fd);
         signal(SIGINT, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL); /* ignored by cephmark; an ignored signal survives exec */
         execvp(argv[0], argv);
         int e = errno;
         ssize_t unused = write(report[1], &e, sizeof e);
@@ -183,6 +184,7 @@ static int sys_run(lua_State *L)
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(err_pipe[1], STDERR_FILENO);
         signal(SIGINT, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL); /* ignored by cephmark; an ignored signal survives exec */
         execvp(argv[0], argv);
         _exit(127);
     }
@@ -210,7 +212,7 @@ static int sys_run(lua_State *L)
     char chunk[65536];
     while (open_fds > 0) {
         double left = deadline - monotonic_seconds();
-        if (left <= 0 || cm_interrupted()) {
+        if (left <= 0 || cm_interrupt_should_stop()) {
             timed_out = left <= 0;
             kill(pid, SIGKILL);
             break;
@@ -864,6 +866,74 @@ static int sys_interrupted(lua_State *L)
     return 1;
 }
 
+/* sys.interrupt_signal() -> "SIGINT" | "SIGTERM" | "SIGHUP" | nil: what stopped the run. */
+static int sys_interrupt_signal(lua_State *L)
+{
+    const char *name = cm_interrupt_signal_name();
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* sys.exit_requested() -> code | nil: os.exit(code) was called (interrupt.h). */
+static int sys_exit_requested(lua_State *L)
+{
+    int code;
+    if (cm_exit_requested(&code))
+        lua_pushinteger(L, code);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* The message handler of sys.with_cleanup: the Lua handler runs held (interrupt.h), and
+ * protected, so neither an interrupt nor its own error replaces the error it describes. */
+static int cleanup_message_handler(lua_State *L)
+{
+    cm_interrupt_hold();
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, 1);
+    int status = lua_pcall(L, 1, 1, 0);
+    cm_interrupt_release();
+    if (status != LUA_OK) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, 1);
+    }
+    return 1;
+}
+
+/* sys.with_cleanup(body, handler, cleanup) -> cleanup's results
+ * Runs body() as xpcall(body, handler) does, then cleanup(ok, err) with stop signals held:
+ * the interrupt that ended body does not fire again inside the cleanup it starts, and one
+ * arriving between the two cannot skip it (no Lua instruction runs there). cleanup's error,
+ * if any, is raised once the hold is released. */
+static int sys_with_cleanup(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_settop(L, 3);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, cleanup_message_handler, 1); /* 4 */
+    lua_pushvalue(L, 1);
+    int ok = lua_pcall(L, 0, 0, 4) == LUA_OK; /* the error, or nothing, at 5 */
+    cm_interrupt_hold();
+    lua_pushvalue(L, 3);
+    lua_pushboolean(L, ok);
+    if (ok)
+        lua_pushnil(L);
+    else
+        lua_pushvalue(L, 5);
+    int base = lua_gettop(L) - 3;
+    int status = lua_pcall(L, 2, LUA_MULTRET, 0);
+    cm_interrupt_release();
+    if (status != LUA_OK)
+        return lua_error(L);
+    return lua_gettop(L) - base;
+}
+
 /* sys.fail(message [, exit_code]) raises an error meant for the operator: one line,
  * no traceback, the given exit code (default 2). */
 static int sys_fail(lua_State *L)
@@ -968,12 +1038,14 @@ int luaopen_cephmark_sys(lua_State *L)
         {"cpu_times", sys_cpu_times},
         {"create_file", sys_create_file},
         {"error_info", sys_error_info},
+        {"exit_requested", sys_exit_requested},
         {"fail", sys_fail},
         {"format_size", sys_format_size},
         {"free_port", sys_free_port},
         {"geteuid", sys_geteuid},
         {"getpid", sys_getpid},
         {"hostname", sys_hostname},
+        {"interrupt_signal", sys_interrupt_signal},
         {"interrupted", sys_interrupted},
         {"isatty", sys_isatty},
         {"kill", sys_kill},
@@ -997,6 +1069,7 @@ int luaopen_cephmark_sys(lua_State *L)
         {"stat", sys_stat},
         {"utc_timestamp", sys_utc_timestamp},
         {"which", sys_which},
+        {"with_cleanup", sys_with_cleanup},
         {"write_file", sys_write_file},
         {NULL, NULL},
     };

@@ -74,6 +74,11 @@ bool cm_engine_blocking(const struct cm_op *op)
     return op->engine->blocking;
 }
 
+uint64_t cm_engine_stop_time(const struct cm_op *op)
+{
+    return op->engine->stop_ns;
+}
+
 uint64_t cm_now_ns(void)
 {
     struct timespec ts;
@@ -612,6 +617,10 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
      * partial and left out of the per-second statistics */
     if (engine->second_ops || engine->second_errors)
         close_partial_second(engine);
+    /* the result carries the interrupt to the caller, which handles it (writes what was
+     * measured, cleans up): the watchdog must not raise it in there */
+    if (result->interrupted)
+        cm_interrupt_withdraw();
 
     uint64_t end = engine->last_completion_ns;
     uint64_t from = engine->warmup_end_ns < end ? engine->warmup_end_ns : end;

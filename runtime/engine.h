@@ -167,6 +167,10 @@ void cm_engine_complete(struct cm_op *op, int64_t result);
  * false it must report completions itself (cm_engine_complete from its threads). */
 bool cm_engine_blocking(const struct cm_op *op);
 
+/* When the run stops starting ops (CLOCK_MONOTONIC ns; UINT64_MAX when it has no time
+ * bound): a target whose submit runs script code (scripted workers) stops it there. */
+uint64_t cm_engine_stop_time(const struct cm_op *op);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t cm_now_ns(void);
 

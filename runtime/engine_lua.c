@@ -210,7 +210,9 @@ static void push_second(lua_State *L, const struct cm_engine_second *s)
 }
 
 /* Runs on the loop thread once a second; a Lua error must not unwind through the engine
- * (ops are in flight), so the callback runs protected and its error is kept for later. */
+ * (ops are in flight), so the callback runs protected and its error is kept for later.
+ * It runs armed (interrupt.h): after a stop signal, a callback that loops is stopped at
+ * every watchdog check, also when it is called again for the last, partial second. */
 static bool call_second_callback(void *arg, const struct cm_engine_second *second)
 {
     struct cm_engine_lua *bridge = arg;
@@ -219,10 +221,13 @@ static bool call_second_callback(void *arg, const struct cm_engine_second *secon
         return false;
     lua_rawgeti(L, LUA_REGISTRYINDEX, bridge->callback_ref);
     push_second(L, second);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-        if (cm_interrupted()) {
-            /* SIGINT's error landed in the callback: the engine sees the interrupt itself,
-             * drains, and returns a result marked interrupted */
+    struct cm_interrupt_arming previous = cm_interrupt_arm(UINT64_MAX, bridge->stop_on_interrupt);
+    int status = lua_pcall(L, 1, 1, 0);
+    cm_interrupt_disarm(previous);
+    if (status != LUA_OK) {
+        if (cm_interrupt_is_error(L, -1) && cm_interrupted()) {
+            /* the interrupt landed in the callback: the engine sees it itself, drains,
+             * and returns a result marked interrupted */
             lua_pop(L, 1);
             return true;
         }
@@ -274,6 +279,7 @@ void cm_engine_lua_config(lua_State *L, int index, const char *what, double defa
     bridge->L = L;
     bridge->callback_ref = LUA_NOREF;
     bridge->error_ref = LUA_NOREF;
+    bridge->stop_on_interrupt = !config->ignore_interrupt;
     int type = lua_getfield(L, index, "on_second");
     if (type == LUA_TFUNCTION) {
         bridge->callback_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -403,10 +409,8 @@ void cm_engine_lua_finish(struct cm_engine_lua *bridge)
 {
     lua_State *L = bridge->L;
     /* An interrupted run returns its partial result (marked interrupted) to the script,
-     * which writes what it has; the pending "interrupted" error is withdrawn so it does not
-     * fire in the middle of that, and comes back at the next run or sleep. */
-    if (cm_interrupted())
-        lua_sethook(L, NULL, 0, 0);
+     * which writes what it has: the engine withdrew the pending "interrupted" error when it
+     * saw the signal, and it comes back at the next run or sleep (cm_interrupt_check). */
     luaL_unref(L, LUA_REGISTRYINDEX, bridge->callback_ref);
     bridge->callback_ref = LUA_NOREF;
     if (bridge->error_ref != LUA_NOREF) {

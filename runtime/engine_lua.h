@@ -14,8 +14,9 @@
  * re-raised by cm_engine_lua_finish once every op has drained. */
 struct cm_engine_lua {
     lua_State *L;
-    int callback_ref; /* LUA_NOREF when there is none */
-    int error_ref;    /* the callback's error, LUA_NOREF when none */
+    int callback_ref;       /* LUA_NOREF when there is none */
+    int error_ref;          /* the callback's error, LUA_NOREF when none */
+    bool stop_on_interrupt; /* not ignore_interrupt: the callback is stopped by a signal */
 };
 
 /* Fills `config` from the options table at `index`. Raises on misuse (wrong types, t=0,

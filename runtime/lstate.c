@@ -1,6 +1,7 @@
 /* The Lua host: state creation, module registration, protected calls and error reporting. */
 #include "lstate.h"
 #include "exitcode.h"
+#include "interrupt.h"
 #include "registry.h"
 #include "stdlib_bundle.h"
 
@@ -126,6 +127,8 @@ lua_State *cm_lua_new(const struct cm_lua_config *config)
     /* threads copy the main thread's extra space: NULL there means "not a worker" */
     *(void **)lua_getextraspace(L) = NULL;
     luaL_openlibs(L);
+    /* before any coroutine exists, so that every thread inherits the watchdog hook */
+    cm_interrupt_watch(L);
     preload_modules(L);
     const char *override = config->stdlib_dir;
     if (!override || !*override)
@@ -153,6 +156,11 @@ static int is_user_error(lua_State *L, int index)
     int found = lua_getfield(L, index, user_error_key) != LUA_TNIL;
     lua_pop(L, 1);
     return found;
+}
+
+static int call_tostring_meta(lua_State *L)
+{
+    return luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING;
 }
 
 /* Fields shown of an error table, and the depth of nested tables shown. */
@@ -253,11 +261,15 @@ const char *cm_lua_error_text(lua_State *L, int index)
         lua_pushvalue(L, index);
         return lua_tostring(L, -1);
     }
-    if (luaL_callmeta(L, index, "__tostring")) {
-        if (lua_type(L, -1) == LUA_TSTRING)
-            return lua_tostring(L, -1);
-        lua_pop(L, 1);
-    }
+    /* a __tostring that raises must not turn one error into an error in error handling */
+    cm_interrupt_hold();
+    lua_pushcfunction(L, call_tostring_meta);
+    lua_pushvalue(L, index);
+    int described = lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING;
+    cm_interrupt_release();
+    if (described)
+        return lua_tostring(L, -1);
+    lua_pop(L, 1);
     lua_pushliteral(L, "error ");
     push_rendered(L, index, 0);
     lua_concat(L, 2);
@@ -265,7 +277,8 @@ const char *cm_lua_error_text(lua_State *L, int index)
 }
 
 /* The message handler: operator-facing errors pass through untouched; anything else gets
- * a traceback, as lua.c does. */
+ * a traceback, as lua.c does. An error object's __tostring runs held and protected: an
+ * interrupt or an error there would replace the error being reported. */
 static int traceback_handler(lua_State *L)
 {
     if (is_user_error(L, 1))
@@ -294,7 +307,13 @@ int cm_lua_report(lua_State *L, int status)
         lua_getfield(L, -1, "message");
         lua_getfield(L, -2, "exit_code");
         int code = (int)luaL_optinteger(L, -1, CM_EXIT_USAGE);
-        fprintf(stderr, "cephmark: %s\n", luaL_optstring(L, -2, "error"));
+        const char *signal = cm_interrupt_signal_name();
+        if (cm_interrupt_is_exit(L, -3))
+            ; /* os.exit(code): the script's own choice, nothing to say */
+        else if (cm_interrupt_is_error(L, -3) && signal && strcmp(signal, "SIGINT") != 0)
+            fprintf(stderr, "cephmark: interrupted (%s)\n", signal);
+        else
+            fprintf(stderr, "cephmark: %s\n", luaL_optstring(L, -2, "error"));
         lua_pop(L, 3);
         return code;
     }

@@ -69,7 +69,9 @@ static const char run_usage_text[] =
     "  -h, --help                with SCRIPT: list the scenario's parameters\n"
     "\n"
     "exit codes: 0 success; 1 the benchmark ran but reported failed ops; 2 script error,\n"
-    "bad input or configuration error; 130 interrupted.\n";
+    "bad input or configuration error; 130, 143, 129 stopped by SIGINT, SIGTERM, SIGHUP\n"
+    "(the run still cleans up and writes its results; a second signal exits at once);\n"
+    "os.exit(N) in the script: N, after the same cleanup.\n";
 
 /* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
 static const char *const stdlib_commands[] = {
@@ -312,7 +314,7 @@ static int command_run(int argc, char **argv)
     lua_close(scratch);
 
     cm_interrupt_install(L);
-    code = run_in_lua(L, "cephmark.run", "main");
+    code = cm_interrupt_exit_status(run_in_lua(L, "cephmark.run", "main"));
     cm_interrupt_uninstall();
     cm_lua_close(L);
     return code;
@@ -354,7 +356,7 @@ static int command_stdlib(const char *command, int argc, char **argv)
         if (*c == '-')
             *c = '_';
     cm_interrupt_install(L);
-    int code = run_in_lua(L, module, "main");
+    int code = cm_interrupt_exit_status(run_in_lua(L, module, "main"));
     cm_interrupt_uninstall();
     cm_lua_close(L);
     return code;

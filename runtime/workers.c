@@ -6,9 +6,15 @@
  * (submit returns 0: op in flight), until fn returns (the slot retires), or until it
  * raises (the run stops, the error and that worker's traceback are kept and raised once
  * every op has drained). A coroutine finds its slot through its thread's extra space,
- * which is NULL in every thread that is not a worker. */
+ * which is NULL in every thread that is not a worker.
+ *
+ * A worker that never yields would keep the loop inside lua_resume for ever: each
+ * resumption arms the watchdog (interrupt.h) with the run's stop time, so the worker is
+ * stopped there (the slot retires and the result counts it in stopped_at_deadline), and on
+ * an interrupt (the run ends as interrupted, as with any other target). */
 #include "workers.h"
 #include "engine_lua.h"
+#include "interrupt.h"
 #include "registry.h"
 
 #include <lauxlib.h>
@@ -36,6 +42,9 @@ struct worker_run {
     unsigned n;
     struct worker_slot *slots;
     int error_ref; /* the first worker error (message with traceback), LUA_NOREF if none */
+    bool stop_on_interrupt;
+    unsigned stopped_at_deadline; /* workers stopped at the stop time without yielding */
+    unsigned first_stopped;       /* the first of them (worker id), 0 if none */
 };
 
 static struct worker_slot **extra_space(lua_State *thread)
@@ -142,7 +151,10 @@ static int worker_submit(void *self, struct cm_op *op)
     op->kind = CM_OP_OTHER;
     op->length = 0;
     slot->submitted = false;
+    struct cm_interrupt_arming previous =
+        cm_interrupt_arm(cm_engine_stop_time(op), run->stop_on_interrupt);
     int status = lua_resume(slot->thread, run->L, nargs, &nresults);
+    cm_interrupt_disarm(previous);
     if (status == LUA_YIELD) {
         lua_pop(slot->thread, nresults);
         if (slot->submitted)
@@ -157,6 +169,18 @@ static int worker_submit(void *self, struct cm_op *op)
     if (status == LUA_OK) {
         lua_pop(slot->thread, nresults);
         return CM_TARGET_SLOT_DONE;
+    }
+    if (cm_interrupt_is_deadline(slot->thread, -1)) {
+        lua_pop(slot->thread, 1);
+        if (run->stopped_at_deadline++ == 0)
+            run->first_stopped = op->slot + 1;
+        return CM_TARGET_SLOT_DONE;
+    }
+    if (cm_interrupt_is_error(slot->thread, -1) && cm_interrupted()) {
+        /* not an error of the worker's: the engine sees the interrupt and marks the
+         * result interrupted, and the phase ends with what it measured */
+        lua_pop(slot->thread, 1);
+        return CM_TARGET_DONE;
     }
     keep_error(run, slot, status);
     return CM_TARGET_DONE;
@@ -231,6 +255,7 @@ static int workers_run(lua_State *L)
     run->L = L;
     run->n = (unsigned)n;
     run->error_ref = LUA_NOREF;
+    run->stop_on_interrupt = !config.ignore_interrupt;
     run->slots = lua_newuserdatauv(L, sizeof *run->slots * (size_t)n, 0);
     memset(run->slots, 0, sizeof *run->slots * (size_t)n);
     lua_getfield(L, 1, "fn");
@@ -254,6 +279,15 @@ static int workers_run(lua_State *L)
     cm_engine_result_free(&result);
     lua_pushliteral(L, "workers");
     lua_setfield(L, -2, "op");
+    if (run->stopped_at_deadline) {
+        lua_pushinteger(L, run->stopped_at_deadline);
+        lua_setfield(L, -2, "stopped_at_deadline");
+        lua_pushfstring(L,
+                        "%d of %d workers ran past the phase's end without yielding and were "
+                        "stopped there (worker %d first)",
+                        (int)run->stopped_at_deadline, (int)run->n, (int)run->first_stopped);
+        lua_setfield(L, -2, "warning");
+    }
     cm_engine_lua_finish(&bridge);
     return 1;
 }

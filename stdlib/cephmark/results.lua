@@ -73,6 +73,8 @@ end
 function M.write_dir(dir, document)
   local ok, err = sys.mkdir(dir)
   if not ok then sys.fail("cannot create the results folder: " .. err) end
+  -- a drop-in stopped by SIGINT, SIGTERM or SIGHUP says which (result.interrupted is set)
+  if document.signal == nil then document.signal = sys.interrupt_signal() end
   if type(document.result) == "table" then
     local run = require("cephmark.report.html").normalize(document, dir)
     if run then M.write_csv_tables(dir, run.phases) end

@@ -1,5 +1,6 @@
 -- `cephmark run`: resolves which cluster to use, loads the scenario script and runs it,
--- and turns the outcome into the exit code (0 ok, 1 failed ops, 2 errors, 130 interrupted).
+-- and turns the outcome into the exit code (0 ok, 1 failed ops, 2 errors, 130 interrupted:
+-- main.c reports 128 + the stop signal's number; os.exit(n) unwinds to main with n).
 -- Called from runtime/main.c with the parsed command-line options.
 
 local sys = require "cephmark.sys"

@@ -565,11 +565,14 @@ function Run:create_pools()
   end
 end
 
+-- The run and its end: whatever ends the run function (return, error, a stop signal,
+-- os.exit), Run:finish runs after it with stop signals held (sys.with_cleanup), so it is not
+-- cut short by the interrupt it handles.
 function Run:execute()
   self.context.in_scenario = true
   self.started_at = now_iso()
   self.started_clock = sys.monotonic()
-  local ok, err = xpcall(function()
+  return sys.with_cleanup(function()
     self:open_results_dir()
     self:print_header()
     -- with --agents, the agents are chosen and given the scenario before anything is created
@@ -584,8 +587,9 @@ function Run:execute()
   end, function(e)
     if is_operator_error(e) then return e end
     return debug.traceback(error_message(e), 2)
+  end, function(ok, err)
+    return self:finish(ok, err)
   end)
-  return self:finish(ok, err)
 end
 
 -------------------------------------------------------------------------------------------
@@ -773,6 +777,7 @@ function Run:summary_line(record, result)
   local extra = ""
   if (result.verify_failures or 0) > 0 then extra = extra .. string.format(", %d verify failures", result.verify_failures) end
   if result.interrupted then extra = extra .. " (interrupted)" end
+  if result.warning then extra = extra .. " (" .. result.warning .. ")" end
   return string.format("  = %s: %d ops in %.2f s, %.1f MiB/s, %.0f IOPS, lat avg %s p50 %s p99 %s max %s, %d errors%s",
     what, result.ops, result.elapsed, result.bandwidth_mib, result.iops, format_latency(lat.avg),
     format_latency(lat.p50), format_latency(lat.p99), format_latency(lat.max), result.errors or 0, extra)
@@ -1275,6 +1280,8 @@ function Run:document(complete, progress)
       script = self.context.script or scenario.site.file, defined_at = params.where(scenario.site) },
     complete = complete,
     status = self.status,
+    signal = self.signal,
+    exit_code = self.exit_code,
     error = self.error_message,
     started_at = self.started_at,
     finished_at = self.finished and now_iso() or nil,
@@ -1334,16 +1341,22 @@ local REPORT_AFTER_INTERRUPT_MAX = 1000
 -- skip the others, and a Ctrl-C landing in a step retries it once.
 function Run:finish(ok, err)
   local interrupted = (not ok and is_interrupt(err)) or sys.interrupted()
+  -- os.exit(n) in the run function, a hook or a worker: the run ends here, cleaned up
+  local exit_code = sys.exit_requested()
+  self.signal = interrupted and sys.interrupt_signal() or nil
   if self.current_record then
     -- the phase that was running when the error or interrupt came
     local record = self.current_record
     self.current_record = nil
-    record.status = interrupted and "interrupted" or "error"
+    record.status = interrupted and "interrupted" or exit_code and "exited" or "error"
     record.error = error_message(err)
     self.records[#self.records + 1] = record
   end
   if interrupted then
     self.status = "interrupted"
+  elseif exit_code then
+    self.status = "exited"
+    self.exit_code = exit_code
   elseif not ok then
     self.status = "error"
   elseif self:failed_ops() > 0 then
@@ -1467,11 +1480,13 @@ function Run:finish(ok, err)
   if not cleaned then self:warn("cleaning up: " .. error_message(cleanup_err)) end
   interrupted = interrupted or sys.interrupted()
 
+  -- a stop signal wins over an error it caused (a killed command, a cut connection)
+  if interrupted then sys.fail("interrupted", sys.EXIT_INTERRUPTED) end
+  if exit_code then os.exit(exit_code) end
   if not ok then
     if is_operator_error(err) then error(err, 0) end
     sys.fail(tostring(err), sys.EXIT_USAGE)
   end
-  if interrupted then sys.fail("interrupted", sys.EXIT_INTERRUPTED) end
   if #cleanup_errors > 0 then sys.fail(table.concat(cleanup_errors, "; "), sys.EXIT_USAGE) end
   return {
     failed_ops = self:failed_ops(),

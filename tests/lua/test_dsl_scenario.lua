@@ -122,7 +122,7 @@ t.ok(position("second 2") < position("after_phase 2 ok"), "on_second in a custom
 t.eq(events[#events], "after_run", "after_run last")
 t.match(text, "\n%[2%] prefill\n", "a header per phase")
 t.match(text, "\n     1s +[%d.]+ MiB/s +%d+ IOPS  p99 [%d.]+ ms +avg [%d.]+ ms\n", "a line per second")
-t.match(text, "\n  = prefill: %d+ ops in 1%.2%d s, [%d.]+ MiB/s, %d+ IOPS, lat avg [%d.]+ ms p50 [%d.]+ ms p99 [%d.]+ ms max [%d.]+ ms, 0 errors\n",
+t.match(text, "\n  = prefill: %d+ ops in %d+%.%d%d s, [%d.]+ MiB/s, %d+ IOPS, lat avg [%d.]+ ms p50 [%d.]+ ms p99 [%d.]+ ms max [%d.]+ ms, 0 errors\n",
   "a summary line per phase")
 t.match(text, "\n  = prepare: done in %d%.%d%d s\n", "a custom phase without a bench result")
 local document = json.decode(sys.read_file(out .. "/results.json"))

@@ -1,14 +1,28 @@
--- The engine through Lua on the null target: latency accuracy, bounds, the per-second
--- callback, open-loop correction, and misuse messages. No cluster needed.
+-- The engine through Lua on the null target: latency, bounds, the per-second callback,
+-- open-loop correction, and misuse messages. No cluster needed. Only what machine load
+-- cannot change is asserted (no latency below the delay, counts equal to the ops done);
+-- how close to the delay the figures come is a benchmark: bench/engine-fidelity.sh.
 local null = require "cephmark.null"
 local t = require "cephmark.test"
 
-local r = null.bench { threads = 16, seconds = 2, delay = 0.001 }
-t.near(r.lat.p50, 0.001, 0.00001, "p50 of a fixed 1 ms delay is within 1% of 1 ms")
+local function series_ops(result)
+  local total = 0
+  for _, second in ipairs(result.series) do total = total + second.ops end
+  return total
+end
+
+local r = null.bench { threads = 16, seconds = 2, delay = 0.001, block_size = 4096 }
 t.ok(r.lat.min >= 0.001, "no op completes before its delay")
+t.ok(r.lat.p50 >= 0.001 and r.lat.p99 >= r.lat.p50, "so no percentile is below it")
 t.eq(r.errors, 0, "no errors")
 t.eq(r.op, "null", "op name")
-t.near(r.elapsed, 2, 0.1, "elapsed")
+t.ok(r.ops > 0, "ops ran")
+t.eq(r.started, r.ops, "every op started was done")
+t.eq(r.lat.count, r.ops, "every op done is in the latency histogram")
+t.eq(r.bytes, r.ops * 4096, "and in the bytes")
+t.eq(series_ops(r), r.ops, "and in the per-second series")
+t.ok(r.ops <= 16000 * r.elapsed + 16, "16 slots of 1 ms: never above 16000 ops/s")
+t.ok(r.elapsed > 0 and r.elapsed < 30, "the time bound stops the run")
 t.ok(#r.series >= 2, "per-second series")
 t.ok(r.series[1].p99 ~= nil and r.series[1].iops > 0, "seconds carry IOPS and p99")
 t.eq(#r.lat.percentiles, 17, "fio's percentile list")
@@ -26,15 +40,18 @@ t.eq(b.bytes, 40960, "bytes counted")
 
 -- the callback can stop the run; its errors surface after the run drained
 local stopped = null.bench { threads = 4, seconds = 10, delay = 0.001, on_second = function() return false end }
-t.ok(stopped.elapsed < 2, "returning false from on_second stops the run")
+t.eq(stopped.series[1].sec, 1, "the first second is the one that stopped it")
+t.eq(stopped.started, stopped.series[1].started, "returning false from on_second starts no op after it")
+t.ok(stopped.elapsed < 9, "and the run ends well before its 10 s bound")
 t.raises(function()
   null.bench { threads = 4, seconds = 10, delay = 0.001, on_second = function() error("callback broke") end }
 end, "callback broke", "a callback error is raised after the run")
 
 -- open loop over capacity: corrected latency shows the backlog, uncorrected does not
 local o = null.bench { threads = 2, rate = 1000, seconds = 1, delay = 0.005 }
-t.near(o.lat_uncorrected.p50, 0.005, 0.0005, "uncorrected p50 is the service time")
-t.ok(o.lat.p99 > 0.1 and o.lat.p99 > 10 * o.lat_uncorrected.p50, "corrected p99 includes the queueing")
+t.ok(o.lat_uncorrected.p50 >= 0.005, "the service time is the floor of the uncorrected latency")
+t.ok(o.started <= 402, "2 slots of 5 ms serve at most 400 of the 1000 ops due")
+t.ok(o.lat.p99 > 0.1 and o.lat.p99 >= o.lat_uncorrected.p99, "corrected p99 includes the queueing")
 
 t.raises(function() null.bench { threads = 0 } end, "threads must be between 1 and 65536, got 0", "t=0")
 t.raises(function() null.bench { threads = 100000 } end, "threads must be between 1 and 65536, got 100000", "t=100000")

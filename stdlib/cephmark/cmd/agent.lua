@@ -22,7 +22,7 @@ usage: cephmark agent [-c CONF] [--id NAME] [-k KEYRING] [--control-pool POOL] [
 Serves multi-client runs: registers AGENT (default: this host's name) in the control pool
 (default cephmark-control, created if missing), heartbeats every second, and runs the
 phases a coordinator (`cephmark run --agents N SCRIPT`) starts, each with its own object
-prefix and run name. Stops on Ctrl-C (SIGINT) and deregisters.
+prefix and run name. Stops on Ctrl-C (SIGINT), SIGTERM or SIGHUP and deregisters.
 
 options:
   --name AGENT              the agent's name (default: the host name)
