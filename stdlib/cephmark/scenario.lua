@@ -579,6 +579,8 @@ function Run:execute()
     if self.context.agents then self:start_agents() end
     self:create_pools()
     self.reached_run = true
+    -- a run killed before its first phase ends still leaves a folder that says what it was
+    self:save(false)
     local before = self.scenario.hooks.before_run
     if before then before(self, self.p) end
     self.scenario.body(self, self.p)
