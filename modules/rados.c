@@ -668,9 +668,9 @@ static int push_bounded_failure(lua_State *L, struct pool_handle *pool, int rc, 
     return push_rados_failure(L, rc, what);
 }
 
-/* pool:create_exclusive(name, data [, namespace [, full_try]]) -> true | nil, message, code
- * (-17 when the object exists): the atomic claim of an owner or metadata object. */
-static int pool_create_exclusive(lua_State *L)
+/* The bounded write of a small record object (owner, marker), created exclusively or
+ * replaced whole; `verb` names the call in a failure. */
+static int write_record(lua_State *L, bool exclusive, const char *verb)
 {
     struct pool_handle *pool = check_pool(L, 1);
     const char *name = luaL_checkstring(L, 2);
@@ -679,35 +679,28 @@ static int pool_create_exclusive(lua_State *L)
     rados_ioctx_t io;
     int rc = record_ioctx(pool, luaL_optstring(L, 4, NULL), &io);
     if (rc == 0) {
-        rc =
-            cm_rados_create(io, name, data, len, true, lua_toboolean(L, 5), pool->cluster->timeout);
+        rc = cm_rados_create(io, name, data, len, exclusive, lua_toboolean(L, 5),
+                             pool->cluster->timeout);
         record_ioctx_done(pool, io);
     }
     if (rc < 0)
-        return push_bounded_failure(L, pool, rc, lua_pushfstring(L, "create %s", name));
+        return push_bounded_failure(L, pool, rc, lua_pushfstring(L, "%s %s", verb, name));
     lua_pushboolean(L, 1);
     return 1;
+}
+
+/* pool:create_exclusive(name, data [, namespace [, full_try]]) -> true | nil, message, code
+ * (-17 when the object exists): the atomic claim of an owner or metadata object. */
+static int pool_create_exclusive(lua_State *L)
+{
+    return write_record(L, true, "create");
 }
 
 /* pool:put(name, data [, namespace [, full_try]]) -> true | nil, message, code: a bounded
  * write_full */
 static int pool_put(lua_State *L)
 {
-    struct pool_handle *pool = check_pool(L, 1);
-    const char *name = luaL_checkstring(L, 2);
-    size_t len;
-    const char *data = luaL_checklstring(L, 3, &len);
-    rados_ioctx_t io;
-    int rc = record_ioctx(pool, luaL_optstring(L, 4, NULL), &io);
-    if (rc == 0) {
-        rc = cm_rados_create(io, name, data, len, false, lua_toboolean(L, 5),
-                             pool->cluster->timeout);
-        record_ioctx_done(pool, io);
-    }
-    if (rc < 0)
-        return push_bounded_failure(L, pool, rc, lua_pushfstring(L, "write %s", name));
-    lua_pushboolean(L, 1);
-    return 1;
+    return write_record(L, false, "write");
 }
 
 /* pool:get(name [, namespace]) -> data (at most 64 KiB) | nil, message, code: bounded */
