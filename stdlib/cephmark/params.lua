@@ -272,11 +272,27 @@ end
 local option_keys = { default = true, description = true, min = true, max = true,
   optional = true, min_count = true }
 
+-- The kinds whose values have an order, so min and max mean something.
+local ordered_kinds = { integer = true, number = true, size = true, duration = true }
+
+-- A list's bounds are its elements' bounds: the element param is copied with the tighter
+-- of its own bounds and the list's, so one declaration checks every value and --help
+-- shows them ("list of integer >= 1").
+local function bounded_element(element, bounds)
+  local bounded = setmetatable({}, Param)
+  for k, v in pairs(element) do bounded[k] = v end
+  if bounds.min ~= nil and (bounded.min == nil or bounds.min > bounded.min) then bounded.min = bounds.min end
+  if bounds.max ~= nil and (bounded.max == nil or bounds.max < bounded.max) then bounded.max = bounds.max end
+  -- a declared min says whether 0 is a duration, as for a duration param of its own
+  if bounded.min ~= nil then bounded.positive = nil end
+  return bounded
+end
+
 -- The constructors share one calling convention: cm.integer(default, description,
 -- {min=, max=}) or cm.integer{default=, description=, min=, max=}. A param without a
 -- default is required unless optional=true.
-local function make(kind, site, default, description, options)
-  local param = setmetatable({ kind = kind, site = site }, Param)
+local function make(kind, site, default, description, options, element)
+  local param = setmetatable({ kind = kind, site = site, element = element }, Param)
   if type(default) == "table" and not is_list(default) and not M.is_param(default) then
     options, default, description = default, nil, nil
     for key in pairs(options) do
@@ -296,15 +312,27 @@ local function make(kind, site, default, description, options)
   param.description = description
   param.optional = options.optional
   param.min_count = options.min_count
-  -- bounds are given in the param's own units ("4K" for a size)
+  -- bounds are given in the param's own units ("4K" for a size), a list's in its
+  -- elements' units
+  local bounds = {}
+  local bounded_kind = kind == "list" and element.kind or kind
   for _, bound in ipairs { "min", "max" } do
     if options[bound] ~= nil then
-      local value, err = kinds[kind].parse({ kind = kind }, options[bound])
+      if not ordered_kinds[bounded_kind] then
+        sys.fail(string.format("%s: %s param: %s applies to integers, numbers, sizes and durations (and lists of them), not to a %s",
+          M.where(site), kind == "list" and "list of " .. bounded_kind or kind, bound, bounded_kind))
+      end
+      local value, err = kinds[bounded_kind].parse({ kind = bounded_kind }, options[bound])
       if value == nil then
         sys.fail(string.format("%s: %s param: %s: %s", M.where(site), kind, bound, err))
       end
-      param[bound] = value
+      bounds[bound] = value
     end
+  end
+  if kind == "list" then
+    if next(bounds) then param.element = bounded_element(element, bounds) end
+  else
+    param.min, param.max = bounds.min, bounds.max
   end
   -- A duration is a length of time: 0 would be a phase of nothing or a timeout that waits
   -- for nothing, and a bench given seconds = 0 would run its default length instead. So 0
@@ -345,9 +373,7 @@ function M.list(element, default, description, options)
   if element.kind == "list" then
     sys.fail(M.where(site) .. ": list param: lists of lists are not supported")
   end
-  local param = make("list", site, default, description, options)
-  param.element = element
-  return param
+  return make("list", site, default, description, options, element)
 end
 
 -- A string written with a size suffix in capitals ("4M", "64K", "1GiB") is a size; one
@@ -374,10 +400,7 @@ function M.infer(value, site)
   elseif t == "string" then
     kind = infer_string(value)
   elseif t == "table" and is_list(value) and #value > 0 then
-    local element = M.infer(value[1], site)
-    local param = make("list", site, value)
-    param.element = element
-    return param
+    return make("list", site, value, nil, nil, M.infer(value[1], site))
   else
     return nil, "a param is a plain value (16, \"4M\", \"10s\", true, {1, 4}) or a cm.<type>(...) declaration, got " .. show(value)
   end

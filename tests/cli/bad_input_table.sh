@@ -60,6 +60,10 @@ printf 'seconds: 0\n' >"$W/y12.yaml"
 printf 'error({code = 5})\n' >"$W/e1.lua"
 printf '%s{name="x", run=function() error({code = 5, detail = {pool = "p"}}) end}\n' "$scenario" >"$W/e2.lua"
 printf 'error(nil)\n' >"$W/e3.lua"
+# bounds on a list param (per element), bounds on a string
+cmlocal='local cm = require("cephmark"); return cm.scenario'
+printf '%s{name="x", params={t=cm.list(cm.integer(), {1, 4}, "t", {min=1})}, run=function() end}\n' "$cmlocal" >"$W/lb.lua"
+printf '%s{name="x", params={t=cm.string("a", "t", {min=1})}, run=function() end}\n' "$cmlocal" >"$W/lb2.lua"
 # a results folder whose per-second series entries are numbers
 mkdir "$W/numbers"
 printf '{"command": "rados-bench", "result": {"op": "write", "ops": 3, "series": [1, 2, 3]}}\n' >"$W/numbers/results.json"

@@ -154,6 +154,40 @@ t.eq(bad_value, string.format("%s:%d: param 'f': a param is a plain value (16, \
 local enum_line = line(); local bad_enum = message_of(function() local e = cm.enum("a", "a"); return e end)
 t.eq(bad_enum, string.format("%s:%d: enum param: expected a list of choices, e.g. cm.enum({\"read\", \"write\"}, \"read\")", here, enum_line), "enum misuse")
 
+-- bounds on a list bound every element, in the element's units, together with the
+-- element's own bounds (the tighter wins); --help shows them; a default outside them fails
+-- where it is declared; bounds on a type without an order are refused
+local list_line = line() + 2
+local bounded = cm.scenario { name = "list-bounds", params = {
+  threads = cm.list(cm.integer(), { 1, 4, 16 }, "ops in flight", { min = 1 }),
+  sizes = cm.list(cm.size(nil, nil, { max = "4M" }), { "4K" }, "sizes", { min = "4K", max = "16M" }),
+  waits = cm.list(cm.duration(), { "1s" }, "pauses", { min = 0 }),
+}, run = function(s, p) seen = p end }
+local bounded_help = capture(function() bounded:run { help = true } end)
+t.match(bounded_help, "\n  threads     list of integer >= 1    1,4,16  ops in flight\n", "help shows a list's bounds")
+t.match(bounded_help, "\n  sizes       list of size 4K..4M     4K      sizes\n", "the element's own bound is kept when tighter")
+capture(function() bounded:run { params = { threads = "2,8", waits = "0s,2s" }, output = out } end)
+t.eq(table.concat(seen.threads, ","), "2,8", "values within the bounds")
+t.eq(seen.waits[1], 0, "min = 0 on a list of durations lets 0 in")
+local function run_bounded(cli) return message_of(function() capture(function() bounded:run { params = cli, output = out } end) end) end
+t.eq(run_bounded { threads = "0,4" }, string.format("%s:%d: -p threads=0,4: value 1: must be at least 1, got 0", here, list_line),
+  "an element below the list's min")
+t.eq(run_bounded { sizes = "1K" }, string.format("%s:%d: -p sizes=1K: must be at least 4K, got 1K", here, list_line + 1),
+  "a list's min in the element's units")
+t.eq(run_bounded { sizes = "4K,8M" }, string.format("%s:%d: -p sizes=4K,8M: value 2: must be at most 4M, got 8M", here, list_line + 1),
+  "the element's tighter max")
+local list_default_line = line(); local list_default = message_of(function() return cm.scenario { name = "x", params = { t = cm.list(cm.integer(), { 0, 4 }, "t", { min = 1 }) }, run = function() end } end)
+t.eq(list_default, string.format("%s:%d: param 't': default a list: value 1: must be at least 1, got 0", here, list_default_line),
+  "a list default outside the bounds")
+local list_bound_line = line(); local list_bound = message_of(function() local l = cm.list(cm.integer(), { 1 }, "t", { min = "x" }); return l end)
+t.eq(list_bound, string.format("%s:%d: list param: min: expected an integer, got 'x'", here, list_bound_line), "a bad bound on a list")
+local unordered_line = line(); local unordered = message_of(function() local l = cm.list(cm.bool(), { true }, "b", { max = 1 }); return l end)
+t.eq(unordered, string.format("%s:%d: list of bool param: max applies to integers, numbers, sizes and durations (and lists of them), not to a bool", here, unordered_line),
+  "bounds on a list of bools")
+local string_line = line(); local string_bound = message_of(function() local l = cm.string("x", "label", { min = 1 }); return l end)
+t.eq(string_bound, string.format("%s:%d: string param: min applies to integers, numbers, sizes and durations (and lists of them), not to a string", here, string_line),
+  "bounds on a string, which would be ignored")
+
 -- the help listing: types, defaults and descriptions, and it needs no params
 local help = capture(function() scenario:run { help = true, params = { threads = "not even parsed" } } end)
 t.match(help, "\n  threads     integer >= 1  16     ops in flight\n", "help lists threads with its type, default and description")
