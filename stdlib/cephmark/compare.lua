@@ -46,6 +46,53 @@ local function fail(message)
   error(message, 0)
 end
 
+local function where_value(record, dimension)
+  if dimension == "point" then return record.point end
+  return (record.variant or {})[dimension]
+end
+
+-- The message for a `where` that no measured phase matches: what was asked, and for each
+-- of its dimensions the values the phases do have, so a value written in another form
+-- ("524288" for "512K") or a misspelt dimension shows at once.
+local function where_mismatch(measured, where)
+  local dimensions, asked, known = {}, {}, {}
+  for dimension in pairs(where) do dimensions[#dimensions + 1] = tostring(dimension) end
+  table.sort(dimensions)
+  local all_dimensions, seen_dimension = {}, {}
+  for _, record in ipairs(measured) do
+    if record.point and not seen_dimension.point then
+      seen_dimension.point = true
+      all_dimensions[#all_dimensions + 1] = "point"
+    end
+    for dimension in pairs(record.variant or {}) do
+      if not seen_dimension[dimension] then
+        seen_dimension[dimension] = true
+        all_dimensions[#all_dimensions + 1] = dimension
+      end
+    end
+  end
+  table.sort(all_dimensions)
+  for _, dimension in ipairs(dimensions) do
+    asked[#asked + 1] = string.format("%s = '%s'", dimension, tostring(where[dimension]))
+    local values, seen = {}, {}
+    for _, record in ipairs(measured) do
+      local value = where_value(record, dimension)
+      if value ~= nil and not seen[value] then
+        seen[value] = true
+        values[#values + 1] = tostring(value)
+      end
+    end
+    if #values > 0 then
+      known[#known + 1] = string.format("%s: %s", dimension, table.concat(values, ", "))
+    else
+      known[#known + 1] = string.format("no phase has a %s; dimensions: %s", dimension,
+        #all_dimensions > 0 and table.concat(all_dimensions, ", ") or "none")
+    end
+  end
+  return string.format("compare: no phase matches where = {%s} (%s)", table.concat(asked, ", "),
+    table.concat(known, "; "))
+end
+
 -- build(records, spec) -> comparison
 -- records: phase records ({name, label, point, variant = {dimension = label}, result})
 -- spec: {by = "pool"|"point"|"variant"|<dimension>, metrics = {...}, phases = {...},
@@ -68,15 +115,21 @@ function M.build(records, spec)
     fail("compare: metrics must be a non-empty list, e.g. {\"bandwidth_mib\", \"lat.p99\"}")
   end
 
+  if spec.where ~= nil and type(spec.where) ~= "table" then
+    fail("compare: where must be a table {dimension = value}, e.g. where = {block_size = \"4K\"}")
+  end
   -- the phases that measured something, filtered by `where`
-  local candidates = {}
+  local candidates, measured = {}, {}
   for _, record in ipairs(records) do
     local keep = type(record.result) == "table" and record.result.ops ~= nil
+    if keep then measured[#measured + 1] = record end
     for dimension, wanted in pairs(spec.where or {}) do
-      local have = dimension == "point" and record.point or (record.variant or {})[dimension]
-      if have ~= tostring(wanted) then keep = false end
+      if where_value(record, dimension) ~= tostring(wanted) then keep = false end
     end
     if keep then candidates[#candidates + 1] = record end
+  end
+  if #candidates == 0 and #measured > 0 and next(spec.where or {}) then
+    fail(where_mismatch(measured, spec.where))
   end
 
   for _, metric in ipairs(metrics) do

@@ -207,6 +207,16 @@ local function is_list(value)
   return n == #value
 end
 
+-- The element param of every list value parsed here, by the list's identity: a sweep over
+-- p.sizes then types its values as sizes, whatever the list param is called. Weak keys:
+-- a list forgotten by the scenario is forgotten here.
+local list_elements = setmetatable({}, { __mode = "k" })
+
+-- element_type(value) -> the element Param of a list a list param parsed, or nil.
+function M.element_type(value)
+  return type(value) == "table" and list_elements[value] or nil
+end
+
 kinds.list = {
   -- A list comes from a YAML sequence, a Lua array, or a comma-separated string ("1,4,16");
   -- a single scalar is a list of one.
@@ -236,6 +246,7 @@ kinds.list = {
       end
       out[i] = parsed
     end
+    list_elements[out] = param.element
     return out
   end,
   format = function(param, value)

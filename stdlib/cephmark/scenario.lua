@@ -1057,10 +1057,14 @@ end
 -------------------------------------------------------------------------------------------
 -- Sweeps and Ceph config
 
--- The Param that types a sweep dimension: the param of that name (its element type when
--- it is a list), or the list param named with an s added (block_size <- block_sizes);
--- else inferred from the values, as shorthand params are.
+-- The Param that types a sweep dimension: the element type of the list param whose value
+-- the values are (cm.sweep { block_size = p.sizes }), whatever that param is called; else
+-- the param of that name (its element type when it is a list), or the list param named
+-- with an s added (block_size <- block_sizes); else inferred from the values, as
+-- shorthand params are.
 function Run:dimension_type(name, values)
+  local element = params.element_type(values)
+  if element then return element end
   local set = self.scenario.params
   local param = set:get(name)
   if param and not param.builtin then
@@ -1097,7 +1101,13 @@ function Run:sweep(definition, fn)
     if #self.records == 0 then self.reached_run = false end
     error(refusal, 0)
   end
-  local points = sweep.points(definition, function(name, values) return self:dimension_type(name, values) end)
+  self.dimension_types = self.dimension_types or {}
+  local points = sweep.points(definition, function(name, values)
+    local param = self:dimension_type(name, values)
+    -- kept for s:compare's where, which reads values the way the sweep's labels show them
+    self.dimension_types[name] = param
+    return param
+  end)
   self.sweeps[#self.sweeps + 1] = sweep.describe(definition, points)
   local sweep_started
   local depth = #self.point_stack
@@ -1220,6 +1230,17 @@ function Run:compare(spec)
     r.variant = copy(record.variant)
     r.variant.run = this_run
     records[#records + 1] = r
+  end
+  if type(spec.where) == "table" then
+    -- a value of a typed sweep dimension matches however it is written (524288, "512K",
+    -- "512KiB"): it is read and shown as the sweep showed its points
+    local where = {}
+    for dimension, wanted in pairs(spec.where) do
+      local param = self.dimension_types and self.dimension_types[dimension]
+      local parsed = param and param:parse(wanted)
+      where[dimension] = parsed ~= nil and param:format(parsed) or wanted
+    end
+    spec.where = where
   end
   local ok, comparison = pcall(compare.build, records, spec)
   if not ok then

@@ -64,6 +64,22 @@ printf 'error(nil)\n' >"$W/e3.lua"
 cmlocal='local cm = require("cephmark"); return cm.scenario'
 printf '%s{name="x", params={t=cm.list(cm.integer(), {1, 4}, "t", {min=1})}, run=function() end}\n' "$cmlocal" >"$W/lb.lua"
 printf '%s{name="x", params={t=cm.string("a", "t", {min=1})}, run=function() end}\n' "$cmlocal" >"$W/lb2.lua"
+# a sweep over a list param, typed by its element (sizes print as sizes), and a where that
+# matches none of its points
+cat >"$W/wh.lua" <<'LUA'
+local cm = require "cephmark"
+local null = require "cephmark.null"
+return cm.scenario {
+  name = "where",
+  params = { sizes = cm.list(cm.size(), { "512K", "4M" }, "sizes") },
+  run = function(s, p)
+    for point in s:sweep(cm.sweep { block_size = p.sizes }) do
+      s:phase("write", null, { ops = 5, block_size = point.block_size })
+    end
+    s:compare { where = { block_size = "1M" } }
+  end,
+}
+LUA
 # a results folder whose per-second series entries are numbers
 mkdir "$W/numbers"
 printf '{"command": "rados-bench", "result": {"op": "write", "ops": 3, "series": [1, 2, 3]}}\n' >"$W/numbers/results.json"

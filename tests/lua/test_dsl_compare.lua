@@ -93,6 +93,17 @@ t.eq(message({ by = "t" }, swept), "compare by t: phase 'write' ran twice for t 
 t.eq(message { phases = { "rand" }, by = "pool" }, "compare: no 'rand' phase to compare", "a phase that did not run")
 t.eq(message { by = "pool", colour = true }, "compare: unknown option 'colour' (options: by, metrics, phases, baseline, where, title)",
   "an unknown option")
+-- a where that matches no phase says so, with the values the phases have (it is not "no
+-- phase with results yet": they ran)
+t.eq(message({ by = "t", where = { b = "64K" } }, swept), "compare: no phase matches where = {b = '64K'} (b: 4K, 1M)",
+  "a where value no phase has")
+t.eq(message({ by = "t", where = { b = "1M", t = "4" } }, swept), "compare: no phase matches where = {b = '1M', t = '4'} (b: 4K, 1M; t: 1, 4)",
+  "a combination no phase has")
+t.eq(message({ by = "t", where = { bs = "4K" } }, swept),
+  "compare: no phase matches where = {bs = '4K'} (no phase has a bs; dimensions: b, point, pool, t)", "a dimension no phase has")
+t.eq(message({ by = "t", where = "b=4K" }, swept), "compare: where must be a table {dimension = value}, e.g. where = {block_size = \"4K\"}",
+  "where that is not a table")
+t.eq(message({ by = "t" }, {}), "compare: no phase with results to compare yet", "nothing measured yet")
 
 -- comparison.csv rows: long form, one per metric
 local rows = compare.csv_rows { c }

@@ -129,4 +129,47 @@ t.eq(#document.sweeps, 2, "each sweep that ran is described in results")
 t.eq(document.sweeps[1].points[4].label, "block_size=16K threads=2", "with its points")
 t.eq(document.complete, false, "the failed run is marked incomplete")
 sys.remove_tree(out)
+
+-- A dimension's values keep the type of the list param they come from, whatever that param
+-- is called (p.sizes swept as block_size prints 512K, not 524288); s:compare's where reads a
+-- value however it is written, and a where that matches nothing says so, with the values
+-- there are. Free dimension names need no monitor: the run is given a cluster that fails
+-- the test if anything asks it.
+local asked = {}
+local untouchable = setmetatable({}, { __index = function(_, key)
+  asked[#asked + 1] = key
+  error("the cluster was asked for " .. tostring(key))
+end })
+local sized = {}
+local sizes_scenario = cm.scenario {
+  name = "sweep-sizes",
+  params = { sizes = cm.list(cm.size(), { "512K", "4M" }, "sizes") },
+  run = function(s, p)
+    for point in s:sweep(cm.sweep { block_size = p.sizes, host = { "a" } }) do
+      sized[#sized + 1] = point.label
+      s:phase("write", null, { ops = 5, block_size = point.block_size })
+    end
+    sized.text = s:compare { where = { block_size = "512K" } }
+    sized.bytes = s:compare { where = { block_size = 524288 } }
+    sized.iec = s:compare { where = { block_size = "4MiB" } }
+    sized.none_line = line(); sized.none = message_of(function() s:compare { where = { block_size = "1M" } } end)
+    sized.typo_line = line(); sized.typo = message_of(function() s:compare { where = { blocksize = "512K" } } end)
+  end,
+}
+io.stdout = { write = function(self) return self end, flush = function() end }
+ok, err = pcall(sizes_scenario.run, sizes_scenario, { output = out, cluster = untouchable })
+io.stdout = saved
+t.eq(ok, true, "the sized sweep ran: " .. tostring(err and (sys.error_info(err))))
+t.eq(table.concat(sized, " | "), "block_size=512K host=a | block_size=4M host=a", "sizes from p.sizes print as sizes")
+t.eq(sized.text and sized.text.rows[1].variant, "block_size=512K host=a", "where = {block_size = \"512K\"} finds its phase")
+t.eq(sized.text and #sized.text.rows, 1, "and only that one")
+t.eq(sized.bytes and sized.bytes.rows[1].variant, "block_size=512K host=a", "where in bytes finds the same phase")
+t.eq(sized.iec and sized.iec.rows[1].variant, "block_size=4M host=a", "where = 4MiB finds the 4M phase")
+t.eq(sized.none, string.format("%s:%d: compare: no phase matches where = {block_size = '1M'} (block_size: 512K, 4M)",
+  here, sized.none_line), "a where that matches nothing names the values there are")
+t.eq(sized.typo, string.format("%s:%d: compare: no phase matches where = {blocksize = '512K'} (no phase has a blocksize; dimensions: block_size, host, point, run)",
+  here, sized.typo_line), "a misspelt dimension names the dimensions there are")
+t.eq(table.concat(asked, ", "), "", "free dimension names need no monitor")
+sys.remove_tree(out)
+
 return t.done()
