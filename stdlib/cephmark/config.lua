@@ -5,7 +5,10 @@
 -- explicit value back, or removes the setting when there was none, so the cluster ends
 -- exactly as it was, not with a default written in as if an operator had chosen it.
 -- Scenarios call restore from their finally path, so errors and SIGINT restore too.
+-- Option names are checked against the monitors before anything is set (`config help`,
+-- and `config ls` for "did you mean"), each answer asked once per session.
 
+local params = require "cephmark.params"
 local sys = require "cephmark.sys"
 
 local M = {}
@@ -60,6 +63,118 @@ function Session:explicit_setting(who, name)
     end
   end
   return false
+end
+
+-- The sections a setting is made for (`ceph config set WHO ...`): every daemon, one type
+-- of daemon, or one daemon (osd.0, client.rgw.a). The monitors refuse anything else
+-- ("unrecognized config target"), but only once the first value is set.
+M.SECTION_TYPES = { "global", "mon", "mgr", "osd", "mds", "client" }
+
+-- is_section(who) -> true, or false and the nearest section type (or nil).
+function M.is_section(who)
+  for _, section in ipairs(M.SECTION_TYPES) do
+    if who == section then return true end
+    if section ~= "global" and #who > #section + 1 and who:sub(1, #section + 1) == section .. "." then
+      return true
+    end
+  end
+  return false, params.closest(who, M.SECTION_TYPES)
+end
+
+-- The section an option is most likely meant for, for "did you mean": from its name's
+-- prefix (osd_op_num_shards -> osd), else the one daemon type the monitors say uses it,
+-- else global. Clients (librbd, radosgw) read their options as client.
+local prefix_sections = { osd = "osd", bluestore = "osd", filestore = "osd", memstore = "osd",
+  journal = "osd", objectstore = "osd", mon = "mon", paxos = "mon", mgr = "mgr", mds = "mds",
+  rgw = "client", rbd = "client" }
+local service_sections = { mon = "mon", mgr = "mgr", osd = "osd", mds = "mds", rgw = "client",
+  rbd = "client", ["rbd-mirror"] = "client" }
+
+function M.likely_section(name, help)
+  local prefix = name:match("^(%a+)_")
+  if prefix and prefix_sections[prefix] then return prefix_sections[prefix] end
+  local services = type(help) == "table" and type(help.services) == "table" and help.services or {}
+  if #services == 1 and service_sections[services[1]] then return service_sections[services[1]] end
+  return "global"
+end
+
+-- option_help(name) -> the monitors' `config help` for the option (a table), false when
+-- the cluster has no such option, or nil and a message when they could not be asked
+-- (a monitor too old for the command, a user without the caps).
+function Session:option_help(name)
+  self.help_cache = self.help_cache or {}
+  if self.help_cache[name] ~= nil then return self.help_cache[name] end
+  local result, err, code = self.get_cluster():mon_command { prefix = "config help", key = name }
+  if result == nil and code == -2 then -- ENOENT: no option of that name
+    self.help_cache[name] = false
+    return false
+  end
+  if type(result) ~= "table" then return nil, err or "no answer to config help" end
+  self.help_cache[name] = result
+  return result
+end
+
+-- Every option name the monitors know (`config ls`), asked once; an empty list when they
+-- cannot say, which only costs the "did you mean".
+function Session:option_names()
+  if not self.option_list then
+    local result = self.get_cluster():mon_command { prefix = "config ls" }
+    self.option_list = {}
+    for _, name in ipairs(type(result) == "table" and result or {}) do
+      if type(name) == "string" then self.option_list[#self.option_list + 1] = name end
+    end
+  end
+  return self.option_list
+end
+
+-- The names one edit away from name: a character dropped, two swapped, one replaced or one
+-- added (letters, digits, _).
+local function one_edit(name)
+  local alphabet = "abcdefghijklmnopqrstuvwxyz0123456789_"
+  local out = {}
+  for i = 1, #name do out[#out + 1] = name:sub(1, i - 1) .. name:sub(i + 1) end
+  for i = 1, #name - 1 do
+    out[#out + 1] = name:sub(1, i - 1) .. name:sub(i + 1, i + 1) .. name:sub(i, i) .. name:sub(i + 2)
+  end
+  for i = 1, #name + 1 do
+    for c in alphabet:gmatch(".") do
+      if i <= #name then out[#out + 1] = name:sub(1, i - 1) .. c .. name:sub(i + 1) end
+      out[#out + 1] = name:sub(1, i - 1) .. c .. name:sub(i)
+    end
+  end
+  return out
+end
+
+-- The option most likely meant by a name the cluster does not have, or nil. `config ls`
+-- leaves out the debug_<subsystem> log levels (debug_osd, debug_ms), the options most
+-- often swept; for those the names one edit away are looked up in the client's own
+-- configuration, which has them all (a local lookup, no round trip).
+function Session:nearest_option(name)
+  local nearest = params.closest(name, self:option_names())
+  if nearest then return nearest end
+  local cluster = self.get_cluster()
+  if type(cluster.conf_get) ~= "function" then return nil end
+  for _, candidate in ipairs(one_edit(name)) do
+    if candidate ~= name and cluster:conf_get(candidate) ~= nil then return candidate end
+  end
+  return nil
+end
+
+-- check_option(who, name) -> the option's `config help` (a table; nil when the monitors
+-- could not be asked, so the change itself will tell), or false, the problem and the
+-- WHO/OPTION most likely meant (or nil).
+function Session:check_option(who, name)
+  local section, nearest_section = M.is_section(who)
+  if not section then
+    return false, string.format("'%s' is not a config section (global, mon, mgr, osd, mds, client, or one daemon such as osd.0)", who),
+      nearest_section and (nearest_section .. "/" .. name) or nil
+  end
+  local help = self:option_help(name)
+  if help == false then
+    local nearest = self:nearest_option(name)
+    return false, string.format("the cluster has no config option '%s'", name), nearest and (who .. "/" .. nearest) or nil
+  end
+  return help
 end
 
 local function failure(who, name, err)

@@ -34,8 +34,9 @@ cm.enum = params.enum
 cm.list = params.list
 
 -- cm.sweep(dimensions [, {order=, labels=}]): every combination of the dimensions' values.
+-- In a run, its option names are checked against the cluster here, at the caller's line.
 function cm.sweep(dimensions, options)
-  return sweep.new(dimensions, options, params.site(2))
+  return scenario.checked_sweep(sweep.new(dimensions, options, params.site(2)))
 end
 
 -- cm.zip(dimensions [, {order=, labels=}]): the i-th values of every dimension together.
@@ -43,7 +44,7 @@ function cm.zip(dimensions, options)
   local zipped = {}
   for k, v in pairs(options or {}) do zipped[k] = v end
   zipped.mode = "zip"
-  return sweep.new(dimensions, zipped, params.site(2))
+  return scenario.checked_sweep(sweep.new(dimensions, zipped, params.site(2)))
 end
 
 -- A config value meaning "no setting of our own": `ceph config rm WHO OPTION`.

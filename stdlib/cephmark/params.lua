@@ -433,14 +433,25 @@ local function distance(a, b)
   return previous[#b]
 end
 
-function M.suggest(name, names)
+-- The candidate nearest to a mistyped name, or nil when none is near enough.
+function M.closest(name, names)
   local best, best_distance
+  local limit = math.max(1, #name // 3)
   for _, candidate in ipairs(names) do
-    local d = distance(name, candidate)
-    if d <= math.max(1, #name // 3) and (not best_distance or d < best_distance) then
-      best, best_distance = candidate, d
+    -- the distance is at least the difference in length: most of a long list (the
+    -- cluster's ~1700 option names) is passed over without computing it
+    if math.abs(#candidate - #name) <= limit then
+      local d = distance(name, candidate)
+      if d <= limit and (not best_distance or d < best_distance) then
+        best, best_distance = candidate, d
+      end
     end
   end
+  return best
+end
+
+function M.suggest(name, names)
+  local best = M.closest(name, names)
   return best and string.format(" (did you mean '%s'?)", best) or ""
 end
 

@@ -381,6 +381,10 @@ end
 local Run = {}
 Run.__index = Run
 
+-- The run whose run function is executing, so that cm.sweep called in it checks its option
+-- names at once (M.checked_sweep); nil outside a run.
+local active_run
+
 local function new_run(scenario, context, values, origins, pools)
   local self = setmetatable({
     scenario = scenario,
@@ -572,7 +576,9 @@ function Run:execute()
   self.context.in_scenario = true
   self.started_at = now_iso()
   self.started_clock = sys.monotonic()
+  local outer_run = active_run
   return sys.with_cleanup(function()
+    active_run = self
     self:open_results_dir()
     self:print_header()
     -- with --agents, the agents are chosen and given the scenario before anything is created
@@ -590,6 +596,7 @@ function Run:execute()
     if is_operator_error(e) then return e end
     return debug.traceback(error_message(e), 2)
   end, function(ok, err)
+    active_run = outer_run
     return self:finish(ok, err)
   end)
 end
@@ -1057,6 +1064,46 @@ end
 -------------------------------------------------------------------------------------------
 -- Sweeps and Ceph config
 
+-- A refusal before any phase ran: like a run refused at its start, it leaves no folder.
+function Run:refuse_before_phases(err)
+  if #self.records == 0 then self.reached_run = false end
+  error(err, 0)
+end
+
+-- What sweep.check asks of the run (see there).
+function Run:option_checker()
+  return {
+    options = function() return self.config end,
+    connected = function() return self.cluster_handle and self.config or nil end,
+    own = function(name) return self.scenario.params:get(name) ~= nil end,
+    startup_only = function(key, what, site)
+      self.startup_warned = self.startup_warned or {}
+      if self.startup_warned[key] then return end
+      self.startup_warned[key] = true
+      self:warn(string.format("%s: %s: '%s' cannot change at runtime (the daemons read it when they start, and cephmark does not restart them): every point runs with the value the daemons started with",
+        params.where(site), what, key))
+    end,
+  }
+end
+
+-- Checks a sweep's dimension names against the cluster (sweep.check), once per run and
+-- sweep; a refusal before any phase leaves no results folder.
+function Run:check_sweep(definition)
+  local connected = self.cluster_handle ~= nil
+  -- checked again once connected: free names are checked only against a connected cluster
+  if definition.checked_by == self and (definition.checked_connected or not connected) then return end
+  local ok, err = pcall(sweep.check, definition, self:option_checker())
+  if not ok then self:refuse_before_phases(err) end
+  definition.checked_by, definition.checked_connected = self, connected
+end
+
+-- cm.sweep and cm.zip pass each sweep they build through here: in a run, its names are
+-- checked at the line that builds it, before anything else happens.
+function M.checked_sweep(definition)
+  if active_run then active_run:check_sweep(definition) end
+  return definition
+end
+
 -- The Param that types a sweep dimension: the element type of the list param whose value
 -- the values are (cm.sweep { block_size = p.sizes }), whatever that param is called; else
 -- the param of that name (its element type when it is a list), or the list param named
@@ -1092,15 +1139,13 @@ function Run:sweep(definition, fn)
       fail_at(site, "s:sweep expects cm.sweep{...} or cm.zip{...}, got " .. params.show(definition))
     end
   end
+  -- its option names, before it is asked about or run
+  self:check_sweep(definition)
   -- its size before anything is made of it: a sweep too large to mean is refused (or asked
   -- about) before its points are built and before any of its phases runs
   say(string.format("sweep: %d points (%s)", definition.count, sweep.shape(definition)))
   local confirmed, refusal = pcall(sweep.confirm, definition, self.context.yes, site)
-  if not confirmed then
-    -- refused before any phase ran: like a run refused at its start, it leaves no folder
-    if #self.records == 0 then self.reached_run = false end
-    error(refusal, 0)
-  end
+  if not confirmed then self:refuse_before_phases(refusal) end
   self.dimension_types = self.dimension_types or {}
   local points = sweep.points(definition, function(name, values)
     local param = self:dimension_type(name, values)
@@ -1156,7 +1201,22 @@ end
 -- s:set_config(who, name, value): a Ceph option for the rest of the run (restored at the
 -- end); value may be cm.DEFAULT to remove the setting.
 function Run:set_config(who, name, value)
+  local site = params.site(2)
+  if type(who) ~= "string" or type(name) ~= "string" then
+    fail_at(site, "s:set_config(who, name, value): who and name are strings, e.g. s:set_config(\"osd\", \"debug_ms\", \"0/0\")")
+  end
+  self:check_config_option("s:set_config", who, name, site)
   return self.config:set(who, name, value)
+end
+
+-- Refuses an option the cluster does not have at the caller's line, and warns about one
+-- the daemons read only when they start.
+function Run:check_config_option(what, who, name, site)
+  local ok, help = pcall(sweep.check_option, self.config, what, who, name, site)
+  if not ok then self:refuse_before_phases(help) end
+  if help and help.can_update_at_runtime == false then
+    self:option_checker().startup_only(who .. "/" .. name, what, site)
+  end
 end
 
 function Run:get_config(who, name)
@@ -1178,6 +1238,11 @@ function Run:with_config(options, fn)
     keys[#keys + 1] = key
   end
   table.sort(keys)
+  -- every option checked before the first is set, and before fn runs
+  for _, key in ipairs(keys) do
+    local who, name = sweep.config_dimension(key)
+    self:check_config_option("s:with_config", who, name, site)
+  end
   local closer <close> = setmetatable({}, { __close = function()
     local ok, errors = self.config:restore(touched)
     if not ok then

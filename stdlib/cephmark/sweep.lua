@@ -2,7 +2,8 @@
 -- i-th values of all dimensions together), over scenario params and over Ceph config
 -- options (a dimension named WHO/OPTION, e.g. "osd/debug_ms", which the scenario sets
 -- through the monitors at each point). Each point carries its coordinates and a label, so
--- its results stay attached to them. Running a sweep is the scenario's job (s:sweep).
+-- its results stay attached to them. Running a sweep is the scenario's job (s:sweep); the
+-- check of its option names against the cluster is here (check).
 
 local config = require "cephmark.config"
 local params = require "cephmark.params"
@@ -113,6 +114,54 @@ function M.new(dims, options, site)
     for i, label in ipairs(options.labels) do self.labels[i] = tostring(label) end
   end
   return self
+end
+
+-- "did you mean" for a checked option, or nothing.
+local function meant(suggestion)
+  return suggestion and string.format(" (did you mean '%s'?)", suggestion) or ""
+end
+
+-- check_option(session, what, who, option, site) refuses WHO/OPTION when the section is
+-- not one or the cluster has no such option, at the line that names it; it returns the
+-- option's `config help` (nil when the monitors could not be asked).
+function M.check_option(session, what, who, option, site)
+  local help, problem, suggestion = session:check_option(who, option)
+  if help == false then
+    fail(site, string.format("%s: '%s/%s': %s%s", what, who, option, problem, meant(suggestion)))
+  end
+  return help
+end
+
+-- check(sweep, checker) refuses, at the sweep's line and before any of its points runs, a
+-- dimension naming a Ceph option the cluster does not have (WHO/OPTION), and one naming an
+-- option without WHO/: that sets nothing in the cluster, and its points would differ in
+-- nothing but their labels. checker fields:
+--   options()          the config session, connecting if need be (WHO/OPTION names are
+--                      about to be set anyway)
+--   connected()        the config session if the cluster is already connected, else nil:
+--                      free names are checked only then, so a run on the null target
+--                      never needs the monitors
+--   own(name)          whether the scenario declares a param of that name (then the name
+--                      is the scenario's own, whatever Ceph calls its options)
+--   startup_only(name, what, site)  told about an option the daemons read only when they
+--                      start
+function M.check(self, checker)
+  local what = self.mode == "zip" and "zip" or "sweep"
+  for _, name in ipairs(self.order) do
+    local who, option = M.config_dimension(name)
+    if who then
+      local help = M.check_option(checker.options(), what, who, option, self.site)
+      if help and help.can_update_at_runtime == false then checker.startup_only(name, what, self.site) end
+    elseif name:match("^[%w_]+$") and not checker.own(name) then
+      local session = checker.connected()
+      local help = session and session:option_help(name)
+      if help then
+        fail(self.site, string.format(
+          "%s: '%s' is a Ceph option: a dimension sets it in the cluster only when named WHO/OPTION (did you mean '%s/%s'?); to sweep a value the scenario reads itself under this name, declare it in params",
+          what, name, config.likely_section(name, help), name))
+      end
+    end
+  end
 end
 
 -- points(sweep, type_of) -> array of {index, coordinates, labels, label, config}

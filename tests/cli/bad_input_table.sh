@@ -60,12 +60,12 @@ printf 'seconds: 0\n' >"$W/y12.yaml"
 printf 'error({code = 5})\n' >"$W/e1.lua"
 printf '%s{name="x", run=function() error({code = 5, detail = {pool = "p"}}) end}\n' "$scenario" >"$W/e2.lua"
 printf 'error(nil)\n' >"$W/e3.lua"
-# bounds on a list param (per element), bounds on a string
+# bounds on a list param (per element), bounds on a string; a sweep over a list param typed
+# by its element (sizes print as sizes) and a where that matches none of its points; a
+# config dimension for a section that does not exist, refused without asking a monitor
 cmlocal='local cm = require("cephmark"); return cm.scenario'
 printf '%s{name="x", params={t=cm.list(cm.integer(), {1, 4}, "t", {min=1})}, run=function() end}\n' "$cmlocal" >"$W/lb.lua"
 printf '%s{name="x", params={t=cm.string("a", "t", {min=1})}, run=function() end}\n' "$cmlocal" >"$W/lb2.lua"
-# a sweep over a list param, typed by its element (sizes print as sizes), and a where that
-# matches none of its points
 cat >"$W/wh.lua" <<'LUA'
 local cm = require "cephmark"
 local null = require "cephmark.null"
@@ -80,6 +80,7 @@ return cm.scenario {
   end,
 }
 LUA
+printf '%s{name="x", run=function(s) for _ in s:sweep(cm.zip{["osdd/debug_ms"]={"0/0"}}) do end end}\n' "$cmlocal" >"$W/sw.lua"
 # a results folder whose per-second series entries are numbers
 mkdir "$W/numbers"
 printf '{"command": "rados-bench", "result": {"op": "write", "ops": 3, "series": [1, 2, 3]}}\n' >"$W/numbers/results.json"

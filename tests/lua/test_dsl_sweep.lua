@@ -133,8 +133,8 @@ sys.remove_tree(out)
 -- A dimension's values keep the type of the list param they come from, whatever that param
 -- is called (p.sizes swept as block_size prints 512K, not 524288); s:compare's where reads a
 -- value however it is written, and a where that matches nothing says so, with the values
--- there are. Free dimension names need no monitor: the run is given a cluster that fails
--- the test if anything asks it.
+-- there are. Free dimension names and a misspelt WHO need no monitor: the run is given a
+-- cluster that fails the test if anything asks it.
 local asked = {}
 local untouchable = setmetatable({}, { __index = function(_, key)
   asked[#asked + 1] = key
@@ -143,8 +143,11 @@ end })
 local sized = {}
 local sizes_scenario = cm.scenario {
   name = "sweep-sizes",
-  params = { sizes = cm.list(cm.size(), { "512K", "4M" }, "sizes") },
+  params = { sizes = cm.list(cm.size(), { "512K", "4M" }, "sizes"), case = "where" },
   run = function(s, p)
+    if p.case == "who" then
+      sized.who_line = line(); for _ in s:sweep(cm.zip { ["osdd/debug_ms"] = { "0/0" } }) do end
+    end
     for point in s:sweep(cm.sweep { block_size = p.sizes, host = { "a" } }) do
       sized[#sized + 1] = point.label
       s:phase("write", null, { ops = 5, block_size = point.block_size })
@@ -172,4 +175,13 @@ t.eq(sized.typo, string.format("%s:%d: compare: no phase matches where = {blocks
 t.eq(table.concat(asked, ", "), "", "free dimension names need no monitor")
 sys.remove_tree(out)
 
+io.stdout = { write = function(self) return self end, flush = function() end }
+ok, err = pcall(sizes_scenario.run, sizes_scenario, { output = out, cluster = untouchable, params = { case = "who" } })
+io.stdout = saved
+t.eq(ok, false, "a config dimension for no section is refused")
+t.eq(tostring((sys.error_info(err))), string.format(
+  "%s:%d: zip: 'osdd/debug_ms': 'osdd' is not a config section (global, mon, mgr, osd, mds, client, or one daemon such as osd.0) (did you mean 'osd/debug_ms'?)",
+  here, sized.who_line), "at the sweep's line, with the section meant")
+t.eq(table.concat(asked, ", "), "", "before the monitors are asked")
+t.eq(sys.stat(out), nil, "refused before any phase: no results folder")
 return t.done()
