@@ -419,16 +419,24 @@ function M.infer(value, site)
 end
 
 -- Edit distance, for "did you mean 'threads'?" on a mistyped name.
-local function distance(a, b)
-  local previous = {}
+-- With a limit, gives up (returning limit + 1) as soon as a row's smallest value exceeds
+-- it: rows never decrease, so the distance would too.
+local function distance(a, b, limit)
+  local previous, current = {}, {}
   for j = 0, #b do previous[j] = j end
   for i = 1, #a do
-    local current = { [0] = i }
+    current[0] = i
+    local row_min = i
+    local ai = a:byte(i)
     for j = 1, #b do
-      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
-      current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+      local d = previous[j - 1] + (ai == b:byte(j) and 0 or 1)
+      if previous[j] + 1 < d then d = previous[j] + 1 end
+      if current[j - 1] + 1 < d then d = current[j - 1] + 1 end
+      current[j] = d
+      if d < row_min then row_min = d end
     end
-    previous = current
+    if limit and row_min > limit then return limit + 1 end
+    previous, current = current, previous
   end
   return previous[#b]
 end
@@ -441,7 +449,7 @@ function M.closest(name, names)
     -- the distance is at least the difference in length: most of a long list (the
     -- cluster's ~1700 option names) is passed over without computing it
     if math.abs(#candidate - #name) <= limit then
-      local d = distance(name, candidate)
+      local d = distance(name, candidate, limit)
       if d <= limit and (not best_distance or d < best_distance) then
         best, best_distance = candidate, d
       end

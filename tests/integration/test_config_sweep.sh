@@ -18,6 +18,7 @@ pools_before=$(ceph osd pool ls 2>/dev/null | sort | md5sum)
 
 cat >"$work/config.lua" <<'LUA'
 local cm = require "cephmark"
+local built_outside = cm.sweep { osd_op_num_shards = { 4, 8 } } -- @top
 return cm.scenario {
   name = "config-sweep",
   params = {
@@ -30,6 +31,8 @@ return cm.scenario {
     local function write() s:phase("write", pool, { ops = 20, threads = 2, block_size = "4K" }) end
     if p.case == "free" then
       for _ in s:sweep(cm.sweep { osd_op_num_shards = { 4, 8 } }) do write() end -- @free
+    elseif p.case == "top" then
+      for _ in s:sweep(built_outside) do write() end
     elseif p.case == "misspelt" then
       write()
       local shards = cm.sweep { ["osd/osd_op_num_shardz"] = { 4, 8 } } -- @misspelt
@@ -65,6 +68,12 @@ expect_stderr_line "cephmark: $(at free): sweep: 'osd_op_num_shards' is a Ceph o
 expect_stderr_lines 1
 no_phase
 no_folder "$work/free"
+
+# a sweep built outside the run is checked when s:sweep gets it, at the line that built it
+run_cli 2 run "$script" -p case=top -o "$work/top"
+expect_stderr_line "cephmark: $(at top): sweep: 'osd_op_num_shards' is a Ceph option: a dimension sets it in the cluster only when named WHO/OPTION (did you mean 'osd/osd_op_num_shards'?); to sweep a value the scenario reads itself under this name, declare it in params"
+no_phase
+no_folder "$work/top"
 
 # a misspelt option, in a sweep built after a phase: refused at cm.sweep's line, before
 # the sweep starts
