@@ -20,6 +20,9 @@ struct http_slot {
     size_t length;   /* the object's size: bytes to send, or expected back */
     size_t received; /* GET: bytes that arrived (only `capacity` are kept) */
     size_t sent;     /* PUT: bytes handed to curl */
+    /* GET: when the status line arrived (0 until then); libcurl's own timers of the request */
+    uint64_t first_byte_ns;
+    uint64_t curl_ttfb_us, curl_total_us;
     unsigned headers_generation;
     bool in_multi;
     uint64_t backoff_ns; /* wait before the next request after a refused connect */
@@ -62,6 +65,19 @@ static size_t on_body(char *data, size_t size, size_t count, void *arg)
     }
     slot->received += length;
     return length;
+}
+
+/* The first header line of an answer is its first byte: stamped on the engine's clock, from
+ * the same start as the op's latency. libcurl's own STARTTRANSFER_TIME counts from when it
+ * picked the request up, after the op's start (by the loop's next turn, or by the connect
+ * backoff). */
+static size_t on_header(char *data, size_t size, size_t count, void *arg)
+{
+    (void)data;
+    struct http_slot *slot = arg;
+    if (!slot->first_byte_ns)
+        slot->first_byte_ns = cm_now_ns();
+    return size * count;
 }
 
 static size_t on_read(char *buffer, size_t size, size_t count, void *arg)
@@ -275,6 +291,16 @@ void cm_http_bench_verify(struct cm_http_bench *bench, struct cm_op *op, const u
         bench->n_verify_errors++;
 }
 
+bool cm_http_bench_first_byte(struct cm_http_bench *bench, const struct cm_op *op,
+                              uint64_t first_byte_ns)
+{
+    if (bench->options.op != CM_HTTP_GET || op->result < 0 || !first_byte_ns ||
+        !cm_engine_counted(op))
+        return false;
+    cm_hist_record(bench->ttfb, first_byte_ns - op->start_ns);
+    return true;
+}
+
 /* ---- the target --------------------------------------------------------------------------- */
 
 static void slot_fini(void *self, struct cm_op *op);
@@ -319,6 +345,8 @@ static int slot_init(void *self, struct cm_op *op)
         break;
     case CM_HTTP_GET:
     default:
+        curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+        curl_easy_setopt(easy, CURLOPT_HEADERDATA, slot);
         break;
     }
     slot->headers_generation = bench->headers_generation;
@@ -411,6 +439,7 @@ static int submit(void *self, struct cm_op *op)
         curl_easy_setopt(easy, CURLOPT_INFILESIZE_LARGE, (curl_off_t)slot->length);
     }
     slot->received = 0;
+    slot->first_byte_ns = 0;
     if (slot->backoff_ns) { /* the last connect was refused: wait before this request */
         slot->retry_ns = op->start_ns + slot->backoff_ns;
         slot->next_waiting = bench->waiting;
@@ -463,9 +492,11 @@ static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
         result = (int64_t)op->length;
         cm_http_bench_succeeded(bench);
         if (bench->options.op == CM_HTTP_GET) {
-            curl_off_t ttfb = 0;
-            curl_easy_getinfo(easy, CURLINFO_STARTTRANSFER_TIME_T, &ttfb);
-            cm_hist_record(bench->ttfb, (uint64_t)ttfb * 1000ULL);
+            curl_off_t first_byte = 0, total = 0;
+            curl_easy_getinfo(easy, CURLINFO_STARTTRANSFER_TIME_T, &first_byte);
+            curl_easy_getinfo(easy, CURLINFO_TOTAL_TIME_T, &total);
+            slot->curl_ttfb_us = (uint64_t)first_byte;
+            slot->curl_total_us = (uint64_t)total;
         } else if (bench->options.op == CM_HTTP_PUT) {
             bench->put_ok++;
         }
@@ -525,8 +556,13 @@ static int wait_fd(void *self)
 
 static void complete(void *self, struct cm_op *op)
 {
+    struct cm_http_bench *bench = self;
     struct http_slot *slot = op->target_slot;
-    cm_http_bench_verify(self, op, slot->buffer, slot->received, slot->length, slot->name);
+    cm_http_bench_verify(bench, op, slot->buffer, slot->received, slot->length, slot->name);
+    if (cm_http_bench_first_byte(bench, op, slot->first_byte_ns)) {
+        cm_hist_record(bench->curl_ttfb, slot->curl_ttfb_us * 1000ULL);
+        cm_hist_record(bench->curl_total, slot->curl_total_us * 1000ULL);
+    }
 }
 
 const struct cm_target_ops cm_http_bench_ops = {
@@ -622,6 +658,10 @@ int cm_http_bench_init(struct cm_http_bench *bench, struct cm_http_client *clien
         return cm_http_wire_init(bench, error, error_size);
     }
     bench->transport = CM_HTTP_CURL;
+    bench->curl_ttfb = cm_hist_new();
+    bench->curl_total = cm_hist_new();
+    if (!bench->curl_ttfb || !bench->curl_total)
+        goto oom;
     bench->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     bench->multi = curl_multi_init();
     if (bench->epoll_fd < 0 || !bench->multi) {
@@ -677,6 +717,9 @@ void cm_http_bench_fini(struct cm_http_bench *bench)
     bench->payload = NULL;
     cm_hist_free(bench->ttfb);
     bench->ttfb = NULL;
+    cm_hist_free(bench->curl_ttfb);
+    cm_hist_free(bench->curl_total);
+    bench->curl_ttfb = bench->curl_total = NULL;
     free(bench->containers);
     bench->containers = NULL;
 }

@@ -92,7 +92,9 @@ struct cm_http_bench {
     unsigned headers_generation;
 
     /* outcome */
-    cm_hist *ttfb;        /* GET: time to first byte of successful ops */
+    /* GET: the answer's first byte from the op's start, for the ops `lat` counts; with curl,
+     * libcurl's own STARTTRANSFER and TOTAL times of those same ops */
+    cm_hist *ttfb, *curl_ttfb, *curl_total;
     uint64_t put_ok;      /* PUT: ops that succeeded (2xx) */
     uint64_t highest_put; /* PUT: 1 + the highest object number started */
     struct cm_http_status_count statuses[CM_HTTP_STATUS_KINDS]; /* non-2xx responses */
@@ -159,6 +161,12 @@ void cm_http_bench_succeeded(struct cm_http_bench *bench);
 /* A 401 for a request sent with the headers of `generation`: re-authenticates once (bumping
  * headers_generation), or stops the run with auth_failed and a sentence. */
 void cm_http_bench_unauthorized(struct cm_http_bench *bench, unsigned generation, const char *url);
+/* GET, from a transport's complete hook: records the op's time to first byte (the first
+ * byte of the answer, stamped by the transport with cm_now_ns) when the op succeeded and
+ * counts in the summary, so that `ttfb` and `lat` describe the same requests; true when it
+ * was recorded. */
+bool cm_http_bench_first_byte(struct cm_http_bench *bench, const struct cm_op *op,
+                              uint64_t first_byte_ns);
 /* GET: checks a body against the payload written for `name` (sets op->verify_failed). */
 void cm_http_bench_verify(struct cm_http_bench *bench, struct cm_op *op, const unsigned char *body,
                           size_t received, size_t length, const char *name);

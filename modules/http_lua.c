@@ -810,6 +810,14 @@ static int connection_bench(lua_State *L)
     if (options.op == CM_HTTP_GET) {
         push_hist(L, bench->ttfb);
         lua_setfield(L, out, "ttfb");
+        if (bench->transport == CM_HTTP_CURL) {
+            lua_createtable(L, 0, 2);
+            push_hist(L, bench->curl_ttfb);
+            lua_setfield(L, -2, "ttfb");
+            push_hist(L, bench->curl_total);
+            lua_setfield(L, -2, "total");
+            lua_setfield(L, out, "curl");
+        }
     }
     lua_createtable(L, (int)bench->n_verify_errors, 0);
     for (unsigned i = 0; i < bench->n_verify_errors; i++) {

@@ -377,9 +377,7 @@ static void complete_answer(struct wire_slot *slot)
     slot->backoff_ns = 0;
     if (status >= 200 && status <= 299) {
         cm_http_bench_succeeded(bench);
-        if (bench->options.op == CM_HTTP_GET)
-            cm_hist_record(bench->ttfb, slot->first_byte_ns - op->start_ns);
-        else if (bench->options.op == CM_HTTP_PUT)
+        if (bench->options.op == CM_HTTP_PUT)
             bench->put_ok++;
         finish(slot, (int64_t)op->length, keep_alive);
         return;
@@ -690,6 +688,7 @@ static void complete(void *self, struct cm_op *op)
 {
     struct wire_slot *slot = op->target_slot;
     cm_http_bench_verify(self, op, slot->buffer, slot->answer.received, slot->length, slot->name);
+    cm_http_bench_first_byte(self, op, slot->first_byte_ns);
 }
 
 const struct cm_target_ops cm_http_wire_ops = {

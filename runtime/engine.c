@@ -79,6 +79,11 @@ uint64_t cm_engine_stop_time(const struct cm_op *op)
     return op->engine->stop_ns;
 }
 
+bool cm_engine_counted(const struct cm_op *op)
+{
+    return op->end_ns > op->engine->warmup_end_ns;
+}
+
 uint64_t cm_now_ns(void)
 {
     struct timespec ts;
@@ -251,7 +256,7 @@ static void account(struct cm_engine *engine, struct cm_op *op)
     if (op->end_ns > engine->last_completion_ns)
         engine->last_completion_ns = op->end_ns;
     uint64_t latency = op->end_ns - op->intended_ns;
-    bool counted = op->end_ns > engine->warmup_end_ns;
+    bool counted = cm_engine_counted(op);
     if (op->result < 0) {
         result->errors++;
         engine->second_errors++;

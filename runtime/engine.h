@@ -171,6 +171,11 @@ bool cm_engine_blocking(const struct cm_op *op);
  * bound): a target whose submit runs script code (scripted workers) stops it there. */
 uint64_t cm_engine_stop_time(const struct cm_op *op);
 
+/* Whether a completed op counts in the run's summary (it ended after the warm-up): a
+ * target that measures more of an op than its latency (HTTP time to first byte) keeps its
+ * figures to the same ops. Call it from the target's complete hook. */
+bool cm_engine_counted(const struct cm_op *op);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t cm_now_ns(void);
 

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Integration test of `cephmark cluster` against the suite's local cluster (started with
 # --rgw by the integration.cluster_up fixture; CEPHMARK_CLUSTER_DIR points at it): status
-# wording and exit codes, `up` idempotent and fast, `env` lines, I/O through the conf, and
-# radosgw's Swift auth answering with the keys of the credentials file. The secrets are
-# read from that file but never printed.
+# wording and exit codes, `up` idempotent and fast, `env` lines, I/O through the conf, what
+# the ceph CLI does without a mgr, and radosgw's Swift auth answering with the keys of the
+# credentials file. The secrets are read from that file but never printed.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
 DIR=${CEPHMARK_CLUSTER_DIR:?set CEPHMARK_CLUSTER_DIR to a running cluster (cephmark cluster up --rgw)}
@@ -86,6 +86,20 @@ print("io ok")
 EOF
 run_cli 0 run "$work/io.lua"
 expect_stdout '^io ok$'
+
+# --- without a mgr (the fixture runs none; the daemons line above says so): `ceph config
+# show` waits for one and never answers, `ceph tell osd.N config get` answers, as
+# docs/local-cluster.md ("Without a mgr") says ----------------------------------------------
+has_ceph() { command -v ceph >/dev/null; }
+check "the ceph CLI is not installed (apt-get install ceph-common)" has_ceph
+if has_ceph; then
+  timeout 60 ceph tell osd.0 config get osd_op_num_shards >"$work/tell" 2>&1
+  check "ceph tell osd.0 config get did not answer: $(head -c 300 "$work/tell")" \
+    grep -q '"osd_op_num_shards": "[0-9]*"' "$work/tell"
+  timeout 5 ceph config show osd.0 osd_op_num_shards >/dev/null 2>&1
+  status=$?
+  check "ceph config show without a mgr exited $status, expected 124 (no answer within 5 s)" test "$status" = 124
+fi
 
 # --- radosgw: Swift auth with the keys of the credentials file ------------------------------
 # ini SECTION KEY: a value of the INI-like credentials file, for variables, never echoed

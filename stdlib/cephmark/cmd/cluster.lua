@@ -46,10 +46,13 @@ options:
   --bluestore           OSDs on bluestore over a sparse 10 GiB file each, instead of memstore
   --memstore-size SIZE  memstore cap per OSD, e.g. 512M, 4G (default: 2G); RAM is used
                         only as data arrives
-  --mgr                 also run a ceph-mgr (PG statistics in `ceph -s`)
+  --mgr                 also run a ceph-mgr (PG statistics in `ceph -s`); without one,
+                        mgr commands such as `ceph config show` wait for ever: use
+                        `ceph tell osd.N config get NAME` (docs/local-cluster.md)
   --rgw                 also run radosgw with a Swift subuser and S3 keys
   --addr IP             the IPv4 address every daemon binds (default: 127.0.0.1); use an
-                        address on a bridge to reach the cluster from network namespaces
+                        address on a bridge to reach the cluster from network namespaces;
+                        fixed when the cluster is made (a running one keeps its own)
   --timeout SECONDS     how long to wait for the cluster to become healthy (default: 120)
   --quiet               print nothing but errors
   -h, --help            show this help

@@ -21,6 +21,11 @@ A drop-in for swift-bench: PUTs -n objects of -s bytes with -c connections, GETs
 ones, then DELETEs them; prints swift-bench's "N PUTS **FINAL** [F failures], R/s" lines,
 then latency percentiles, time to first byte and failures by HTTP status.
 
+Time to first byte counts from a GET's start to the status line of its answer, for the
+same GETs as the latency. A first byte at a few ms and an end 40 ms later on small
+objects is the gateway's doing: radosgw's beast frontend without tcp_nodelay=1 holds the
+body until the client acknowledges the headers (docs/rgw.md, "Time to first byte").
+
 CONF_FILE is swift-bench's config file; its [bench] section may set auth, user, key,
 auth_version, concurrency, put_concurrency, get_concurrency, del_concurrency, object_size,
 lower_object_size, upper_object_size, num_objects, num_gets, delete, container_name,
