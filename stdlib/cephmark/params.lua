@@ -384,17 +384,21 @@ function M.infer(value, site)
   return make(kind, site, value)
 end
 
--- Edit distance, for "did you mean 'threads'?" on a mistyped name.
+-- Edit distance, for "did you mean 'threads'?" on a mistyped name; two neighbouring
+-- letters swapped ("raed") count as one edit, as they are one slip of the fingers.
 local function distance(a, b)
-  local previous = {}
+  local before, previous = nil, {}
   for j = 0, #b do previous[j] = j end
   for i = 1, #a do
     local current = { [0] = i }
     for j = 1, #b do
       local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
       current[j] = math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+      if before and i > 1 and j > 1 and a:sub(i, i) == b:sub(j - 1, j - 1) and a:sub(i - 1, i - 1) == b:sub(j, j) then
+        current[j] = math.min(current[j], before[j - 2] + 1)
+      end
     end
-    previous = current
+    before, previous = previous, current
   end
   return previous[#b]
 end
