@@ -1143,8 +1143,8 @@ function Run:default_from(name, connection, bench, site)
     end
   end
   fail_at(site, string.format(
-    "s:phase('%s'): no put phase on this connection%s before it: a %s phase works on the objects a put phase wrote; run one first, or give from = (a put phase's result)",
-    name, want and (" into " .. want) or "", tostring(bench.op)))
+    "s:phase('%s'): no put phase before it on this connection%s: a %s phase works on the objects a put phase wrote; run one first, or give from = (a put phase's result)",
+    name, want and (" (into " .. want .. ")") or "", tostring(bench.op)))
 end
 
 function Run:track_put(connection, bench, result)
