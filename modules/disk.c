@@ -42,6 +42,12 @@ static void set_string(lua_State *L, const char *key, const char *value)
     lua_setfield(L, -2, key);
 }
 
+/* disk.bench's own options, beside the engine's (also published as disk.bench_options) */
+static const char *const disk_bench_options[] = {
+    "allow_block_device", "block_size", "count",   "direct", "engine", "huge_pages", "io_type",
+    "overwrite",          "path",       "pattern", "remove", "seed",   "size",       "sync",
+    "sync_when",          NULL};
+
 /* disk.bench{path=, io_type="read"|"write", pattern="seq"|"rand", block_size=, size=,
  *   direct=true, engine="auto"|"io_uring"|"sync", sync="none"|"fsync"|"fdatasync",
  *   sync_when="end"|"op", allow_block_device=false, overwrite=false, remove=false,
@@ -55,13 +61,9 @@ static int disk_bench(lua_State *L)
     static const char *const engines[] = {"auto", "io_uring", "sync", NULL};
     static const char *const syncs[] = {"none", "fsync", "fdatasync", NULL};
     static const char *const sync_whens[] = {"end", "op", NULL};
-    static const char *const own[] = {
-        "allow_block_device", "block_size", "count",   "direct", "engine", "huge_pages", "io_type",
-        "overwrite",          "path",       "pattern", "remove", "seed",   "size",       "sync",
-        "sync_when",          NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    cm_lua_check_options(L, 1, "disk.bench", own, true);
+    cm_lua_check_options(L, 1, "disk.bench", disk_bench_options, true);
     struct cm_disk_options options = {0};
     options.path = cm_lua_opt_string(L, 1, "path", NULL, "disk.bench");
     if (!options.path || !options.path[0])
@@ -222,5 +224,7 @@ int luaopen_cephmark_disk(lua_State *L)
         {NULL, NULL},
     };
     luaL_newlib(L, functions);
+    cm_lua_push_option_names(L, disk_bench_options, true);
+    lua_setfield(L, -2, "bench_options");
     return 1;
 }

@@ -582,20 +582,22 @@ static void bench_sizes(lua_State *L, int table, uint64_t *min, uint64_t *max)
 
 #define MAX_OBJECT_SIZE (5ULL << 30) /* S3's and Swift's single-PUT limit */
 
+/* conn:bench's own options, beside the engine's (also published as conn.bench_options) */
+static const char *const connection_bench_options[] = {
+    "bucket",  "buckets",   "container", "containers", "first_object", "from",
+    "give_up", "objects",   "op",        "prefix",     "random",       "run_id",
+    "size",    "transport", "verify",    NULL};
+
 /* conn:bench{op=, container= | containers=, prefix=, objects=, first_object=, size=,
  *   run_id=, from=, random=, verify=, transport=, give_up=, threads=, seconds=, ops=, bytes=,
  *   rate=, warmup=, on_second=} -> result (raises on misuse; failed requests are counted in
  *   the result; result.gave_up is the line saying the gateway stayed down) */
 static int connection_bench(lua_State *L)
 {
-    static const char *const known[] = {"bucket",       "buckets",   "container", "containers",
-                                        "first_object", "from",      "give_up",   "objects",
-                                        "op",           "prefix",    "random",    "run_id",
-                                        "size",         "transport", "verify",    NULL};
     static const char *const ops[] = {"put", "get", "head", "delete", NULL};
     struct connection *conn = check_connection(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    cm_lua_check_options(L, 2, "bench", known, true);
+    cm_lua_check_options(L, 2, "bench", connection_bench_options, true);
     if (conn->bench_running)
         return luaL_error(L, "bench: a bench is already running on this connection");
     lua_settop(L, 2);
@@ -857,6 +859,8 @@ int cm_http_lua_open(lua_State *L, enum cm_http_api api, const char *connection_
     };
     luaL_newmetatable(L, connection_type);
     luaL_newlib(L, methods);
+    cm_lua_push_option_names(L, connection_bench_options, true);
+    lua_setfield(L, -2, "bench_options");
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, connection_close);
     lua_setfield(L, -2, "__gc");

@@ -8,13 +8,15 @@
 #include <lauxlib.h>
 #include <string.h>
 
+/* null.bench's own options, beside the engine's (also published as null.bench_options) */
+static const char *const null_bench_options[] = {"block_size", "delay", "delay_max", "seed", NULL};
+
 /* null.bench{delay=, delay_max=, block_size=, threads=, seconds=, ops=, bytes=, rate=,
  *   warmup=, on_second=} -> result table */
 static int null_bench(lua_State *L)
 {
-    static const char *const own[] = {"block_size", "delay", "delay_max", "seed", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
-    cm_lua_check_options(L, 1, "null.bench", own, true);
+    cm_lua_check_options(L, 1, "null.bench", null_bench_options, true);
     struct cm_null_config null = {
         .delay_ns = (uint64_t)(cm_lua_opt_duration(L, 1, "delay", 0, "null.bench") * 1e9),
         .block_size = cm_lua_opt_size(L, 1, "block_size", 4096, "null.bench"),
@@ -55,5 +57,7 @@ int luaopen_cephmark_null(lua_State *L)
         {NULL, NULL},
     };
     luaL_newlib(L, functions);
+    cm_lua_push_option_names(L, null_bench_options, true);
+    lua_setfield(L, -2, "bench_options");
     return 1;
 }

@@ -1181,6 +1181,12 @@ static void bench_bound_slots(lua_State *L, int op, const struct cm_rados_run_me
         config->depth = (unsigned)meta->blocks;
 }
 
+/* pool:bench's own options, beside the engine's (also published as pool.bench_options);
+ * __names: set below by a cleanup without metadata, if the table is used again */
+static const char *const pool_bench_options[] = {"__names", "block_size", "hints",    "object_size",
+                                                 "op",      "prefix",     "run_name", "temporary",
+                                                 "verify",  NULL};
+
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
  *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, hints=,
  *   temporary=, on_second=}
@@ -1189,10 +1195,7 @@ static int pool_bench(lua_State *L)
 {
     struct pool_handle *pool = check_pool(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    /* __names: set below by a cleanup without metadata, if the table is used again */
-    static const char *const own[] = {"__names", "block_size", "hints",     "object_size", "op",
-                                      "prefix",  "run_name",   "temporary", "verify",      NULL};
-    cm_lua_check_options(L, 2, "bench", own, true);
+    cm_lua_check_options(L, 2, "bench", pool_bench_options, true);
     static const char *const op_names[] = {"write", "seq", "rand", "cleanup", NULL};
     const char *op_name = cm_lua_opt_string(L, 2, "op", "write", "bench");
     int op = -1;
@@ -1488,7 +1491,10 @@ int luaopen_cephmark_rados(lua_State *L)
     lua_getfield(L, -1, "__index");
     int cluster_index = lua_gettop(L);
     build_metatable(L, POOL_TYPE, pool_methods, pool_close, pool_tostring);
-    lua_pop(L, 1);
+    lua_getfield(L, -1, "__index");
+    cm_lua_push_option_names(L, pool_bench_options, true);
+    lua_setfield(L, -2, "bench_options");
+    lua_pop(L, 2);
 
     luaL_newlibtable(L, functions);
     lua_pushvalue(L, -1);

@@ -470,17 +470,19 @@ static int image_flush(lua_State *L)
     return 1;
 }
 
+/* image:bench's own options, beside the engine's (also published as image.bench_options) */
+static const char *const image_bench_options[] = {"io_size",     "io_type", "pattern",
+                                                  "rw_mix_read", "verify",  NULL};
+
 /* image:bench{io_type=, io_size=, threads=, pattern=, rw_mix_read=, seconds=, ops=, bytes=,
  *   rate=, warmup=, verify=, on_second=} -> result table (raises on misuse) */
 static int image_bench(lua_State *L)
 {
     static const char *const io_types[] = {"read", "write", "readwrite", NULL};
     static const char *const patterns[] = {"seq", "rand", NULL};
-    static const char *const own[] = {"io_size",     "io_type", "pattern",
-                                      "rw_mix_read", "verify",  NULL};
     struct image_handle *handle = check_image(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    cm_lua_check_options(L, 2, "bench", own, true);
+    cm_lua_check_options(L, 2, "bench", image_bench_options, true);
     if (handle->image.bench_run_id)
         return luaL_error(L, "image:bench: a bench is already running on image '%s'",
                           handle->image.name);
@@ -589,6 +591,8 @@ int luaopen_cephmark_rbd(lua_State *L)
     };
     luaL_newmetatable(L, IMAGE_TYPE);
     luaL_newlib(L, image_methods);
+    cm_lua_push_option_names(L, image_bench_options, true);
+    lua_setfield(L, -2, "bench_options");
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, image_close);
     lua_setfield(L, -2, "__gc");

@@ -103,6 +103,11 @@ static void annotate_series(lua_State *L, const struct cm_net_client *client)
     lua_pop(L, 1);
 }
 
+/* socket.bench's own options, beside the engine's (also published as socket.bench_options) */
+static const char *const socket_bench_options[] = {
+    "buffer_size",  "connect_timeout", "direction", "host",       "mode", "port",
+    "request_size", "response_size",   "streams",   "token_file", NULL};
+
 /* socket.bench{host=, port=, mode="stream"|"rr", direction="send"|"recv", streams=1,
  *   buffer_size="128K", request_size=1, response_size=1, seconds=10, bytes=, ops=, warmup=,
  *   rate=, connect_timeout=5, on_second=} -> result table */
@@ -110,13 +115,10 @@ static int socket_bench(lua_State *L)
 {
     static const char *const modes[] = {"stream", "rr", NULL};
     static const char *const directions[] = {"send", "recv", NULL};
-    static const char *const own[] = {
-        "buffer_size",  "connect_timeout", "direction", "host",       "mode", "port",
-        "request_size", "response_size",   "streams",   "token_file", NULL};
     const char *what = "socket.bench";
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    cm_lua_check_options(L, 1, what, own, true);
+    cm_lua_check_options(L, 1, what, socket_bench_options, true);
     struct cm_net_options options = {0};
     options.host = cm_lua_opt_string(L, 1, "host", NULL, what);
     if (!options.host || !options.host[0])
@@ -302,6 +304,8 @@ int luaopen_cephmark_socket(lua_State *L)
         {NULL, NULL},
     };
     luaL_newlib(L, functions);
+    cm_lua_push_option_names(L, socket_bench_options, true);
+    lua_setfield(L, -2, "bench_options");
     lua_pushinteger(L, CM_NET_DEFAULT_PORT);
     lua_setfield(L, -2, "DEFAULT_PORT");
     return 1;

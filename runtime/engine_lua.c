@@ -170,6 +170,33 @@ void cm_lua_check_options(lua_State *L, int table, const char *what, const char 
     }
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void cm_lua_push_option_names(lua_State *L, const char *const *own, bool engine)
+{
+    const char *names[128];
+    size_t n = 0;
+    const char *const *lists[2] = {own, engine ? engine_options : NULL};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; lists[l] && lists[l][i]; i++) {
+            if (strncmp(lists[l][i], "__", 2) == 0)
+                continue;
+            if (n == sizeof names / sizeof names[0])
+                luaL_error(L, "cm_lua_push_option_names: more than %d option names",
+                           (int)(sizeof names / sizeof names[0]));
+            names[n++] = lists[l][i];
+        }
+    qsort(names, n, sizeof names[0], compare_names);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, names[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
 static void push_second(lua_State *L, const struct cm_engine_second *s)
 {
     lua_createtable(L, 0, 16);

@@ -85,4 +85,10 @@ int cm_lua_opt_choice(lua_State *L, int table, const char *key, const char *cons
 void cm_lua_check_options(lua_State *L, int table, const char *what, const char *const *own,
                           bool engine);
 
+/* Pushes, as a sorted Lua array, the option names that cm_lua_check_options accepts with the
+ * same `own` and `engine` (names starting with "__" left out). A module publishes its bench's
+ * list this way (`bench_options`), so that a scenario checks a phase's options when the phase
+ * is called, before anything runs, from the one list the bench itself checks against. */
+void cm_lua_push_option_names(lua_State *L, const char *const *own, bool engine);
+
 #endif

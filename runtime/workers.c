@@ -232,13 +232,15 @@ static int worker_op(lua_State *L)
     return cm_worker_yield(L, worker_null_continue, 0);
 }
 
+/* workers.run's own options, beside the engine's (also published as workers.run_options) */
+static const char *const workers_run_options[] = {"fn", "n", NULL};
+
 /* workers.run{n=, fn=function(w) ... end, seconds=, ops=, bytes=, rate=, warmup=,
  *   on_second=} -> result table (as pool:bench) */
 static int workers_run(lua_State *L)
 {
-    static const char *const own[] = {"fn", "n", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
-    cm_lua_check_options(L, 1, "workers", own, true);
+    cm_lua_check_options(L, 1, "workers", workers_run_options, true);
     lua_Integer n = cm_lua_opt_integer(L, 1, "n", 0, 1, 65536, "workers");
     if (n == 0)
         return luaL_error(L, "workers: n (the number of workers) is required");
@@ -308,5 +310,7 @@ int luaopen_cephmark_workers(lua_State *L)
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
     luaL_newlib(L, functions);
+    cm_lua_push_option_names(L, workers_run_options, true);
+    lua_setfield(L, -2, "run_options");
     return 1;
 }

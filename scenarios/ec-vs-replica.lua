@@ -11,11 +11,11 @@ return cm.scenario {
   description = "replicated vs erasure-coded pool: write, seq and rand on each, compared",
   params = {
     seconds = cm.duration("10s", "length of each write, seq and rand phase"),
-    threads = cm.integer(16, "ops in flight"),
-    block_size = cm.size("4M", "bytes per write (reads use what was written)"),
-    size = cm.integer(3, "copies in the replicated pool"),
-    k = cm.integer(2, "data chunks in the erasure-coded pool"),
-    m = cm.integer(1, "coding chunks in the erasure-coded pool"),
+    threads = cm.integer(16, "ops in flight", { min = 1, max = 65536 }),
+    block_size = cm.size("4M", "bytes per write (reads use what was written)", { min = 1, max = "1G" }),
+    size = cm.integer(3, "copies in the replicated pool", { min = 1 }),
+    k = cm.integer(2, "data chunks in the erasure-coded pool", { min = 2 }),
+    m = cm.integer(1, "coding chunks in the erasure-coded pool", { min = 1 }),
   },
   pools = function(p)
     return {

@@ -12,12 +12,12 @@ return cm.scenario {
   description = "rados bench write (objects kept), seq, rand and cleanup in a new pool",
   params = {
     seconds = cm.duration("10s", "length of the write, seq and rand phases (rados bench SECONDS)"),
-    threads = cm.integer(16, "ops in flight (-t)"),
-    block_size = cm.size("4M", "bytes per op (-b)"),
+    threads = cm.integer(16, "ops in flight (-t)", { min = 1, max = 65536 }),
+    block_size = cm.size("4M", "bytes per op (-b)", { min = 1, max = "1G" }),
     pool_type = cm.enum({ "replicated", "erasure" }, "replicated", "the pool's type"),
-    size = cm.integer(3, "copies, for a replicated pool"),
-    k = cm.integer(2, "data chunks, for an erasure-coded pool"),
-    m = cm.integer(1, "coding chunks, for an erasure-coded pool"),
+    size = cm.integer(3, "copies, for a replicated pool", { min = 1 }),
+    k = cm.integer(2, "data chunks, for an erasure-coded pool", { min = 2 }),
+    m = cm.integer(1, "coding chunks, for an erasure-coded pool", { min = 1 }),
   },
   pools = function(p)
     if p.pool_type == "erasure" then return { bench = { type = "erasure", k = p.k, m = p.m } } end

@@ -61,8 +61,9 @@ return cm.scenario {
   name = "rbd-4k-randwrite",
   description = "4K random writes into an RBD image at iodepth 32 (fio's rbd job), in fio's layout",
   params = {
-    size = cm.size("1G", "the image's size; without seconds, the job writes this much (fio's default size)"),
-    bs = cm.size("4K", "bytes per write (fio bs=)", { min = 512 }),
+    size = cm.size("1G", "the image's size; without seconds, the job writes this much (fio's default size)",
+      { min = 512 }),
+    bs = cm.size("4K", "bytes per write (fio bs=)", { min = 512, max = "1G" }),
     iodepth = cm.integer(32, "writes in flight (fio iodepth=)", { min = 1, max = 65536 }),
     seconds = cm.duration { description = "write for this long instead (fio runtime= with time_based)",
       optional = true },
@@ -88,16 +89,12 @@ return cm.scenario {
         params.format_size(info.size)))
     end
 
-    local bench = { io_type = "write", pattern = "rand", io_size = params.format_size(p.bs), threads = p.iodepth }
+    -- the image is the phase's target, and "randwrite" (fio's word) says what it does there
+    local bench = { io_size = params.format_size(p.bs), threads = p.iodepth }
     if p.seconds then bench.seconds = p.seconds else bench.bytes = info.size end
     s:say(fio.description_line { name = p.job, io_type = "write", pattern = "rand", io_size = p.bs,
       iodepth = p.iodepth })
-    local result = s:phase("randwrite", function(phase)
-      local options = {}
-      for key, value in pairs(phase.options) do options[key] = value end
-      options.on_second = phase.on_second
-      return image:bench(options)
-    end, bench)
+    local result = s:phase("randwrite", image, bench)
     for _, line in ipairs(fio.lines(result, { name = p.job, pid = sys.getpid(), io_size = p.bs })) do
       s:say(line)
     end

@@ -22,8 +22,9 @@ return cm.scenario {
   name = "rbd-mixed-75-25",
   description = "4K random reads and writes, 75/25, iodepth 64, on an RBD image, in fio's layout",
   params = {
-    size = cm.size("1G", "the image's size; without seconds, the mixed phase moves this much (fio's default size)"),
-    bs = cm.size("4K", "bytes per read or write (fio bs=)", { min = 512 }),
+    size = cm.size("1G", "the image's size; without seconds, the mixed phase moves this much (fio's default size)",
+      { min = 512 }),
+    bs = cm.size("4K", "bytes per read or write (fio bs=)", { min = 512, max = "1G" }),
     iodepth = cm.integer(64, "I/Os in flight (fio iodepth=)", { min = 1, max = 65536 }),
     rw_mix_read = cm.integer(75, "percent of the I/Os that are reads (fio rwmixread=)", { min = 0, max = 100 }),
     seconds = cm.duration { description = "run the mixed phase this long instead (fio runtime= with time_based)",
@@ -63,23 +64,17 @@ return cm.scenario {
       end
     end })
 
-    local function on_image(phase)
-      local options = {}
-      for key, value in pairs(phase.options) do options[key] = value end
-      options.on_second = phase.on_second
-      return image:bench(options)
-    end
+    -- the image is the phases' target: "randrw" is fio's word for random reads and writes
     local io_size = params.format_size(p.bs)
     if p.fill then
-      s:phase("prepare", on_image, { io_type = "write", pattern = "seq", io_size = io_size,
+      s:phase("prepare", image, { io_type = "write", pattern = "seq", io_size = io_size,
         threads = p.iodepth, bytes = p.size })
     end
-    local mixed = { io_type = "readwrite", pattern = "rand", rw_mix_read = p.rw_mix_read, io_size = io_size,
-      threads = p.iodepth, verify = p.verify }
+    local mixed = { rw_mix_read = p.rw_mix_read, io_size = io_size, threads = p.iodepth, verify = p.verify }
     if p.seconds then mixed.seconds = p.seconds else mixed.bytes = p.size end
     s:say(fio.description_line { name = p.job, io_type = "readwrite", pattern = "rand", io_size = p.bs,
       iodepth = p.iodepth })
-    local result = s:phase("randrw", on_image, mixed)
+    local result = s:phase("randrw", image, mixed)
     for _, line in ipairs(fio.lines(result, { name = p.job, pid = sys.getpid(), io_size = p.bs })) do
       s:say(line)
     end

@@ -39,13 +39,13 @@ return cm.scenario {
   name = "rbd-replica-vs-ec",
   description = "RBD image on a replicated pool vs one with an erasure-coded data pool: random writes and reads, compared",
   params = {
-    size = cm.size("1G", "each image's size (written once over before measuring)"),
-    io_size = cm.size("4K", "bytes per read or write", { min = 512 }),
+    size = cm.size("1G", "each image's size (written once over before measuring)", { min = 512 }),
+    io_size = cm.size("4K", "bytes per read or write", { min = 512, max = "1G" }),
     threads = cm.integer(16, "I/Os in flight", { min = 1, max = 65536 }),
     seconds = cm.duration("10s", "length of each random write and random read phase"),
-    replicas = cm.integer(3, "copies in the replicated pool"),
-    k = cm.integer(2, "data chunks in the erasure-coded pool"),
-    m = cm.integer(1, "coding chunks in the erasure-coded pool"),
+    replicas = cm.integer(3, "copies in the replicated pool", { min = 1 }),
+    k = cm.integer(2, "data chunks in the erasure-coded pool", { min = 2 }),
+    m = cm.integer(1, "coding chunks in the erasure-coded pool", { min = 1 }),
   },
   pools = function(p)
     return {
@@ -100,22 +100,15 @@ return cm.scenario {
     end
 
     local io_size = params.format_size(p.io_size)
+    -- each image is its phases' target; randwrite and randread are fio's words
     for _, image in ipairs(images) do
-      local function on_image(phase)
-        local options = {}
-        for key, value in pairs(phase.options) do
-          if key ~= "variant" then options[key] = value end
-        end
-        options.on_second = phase.on_second
-        return image.handle:bench(options)
-      end
       local variant = { image = image.label }
-      s:phase("prepare", on_image, { io_type = "write", pattern = "seq", io_size = io_size, threads = p.threads,
+      s:phase("prepare", image.handle, { io_type = "write", pattern = "seq", io_size = io_size, threads = p.threads,
         bytes = p.size, variant = variant })
-      s:phase("randwrite", on_image, { io_type = "write", pattern = "rand", io_size = io_size,
-        threads = p.threads, seconds = p.seconds, variant = variant })
-      s:phase("randread", on_image, { io_type = "read", pattern = "rand", io_size = io_size,
-        threads = p.threads, seconds = p.seconds, verify = true, variant = variant })
+      s:phase("randwrite", image.handle, { io_size = io_size, threads = p.threads, seconds = p.seconds,
+        variant = variant })
+      s:phase("randread", image.handle, { io_size = io_size, threads = p.threads, seconds = p.seconds,
+        verify = true, variant = variant })
     end
     s:compare { by = "image", baseline = "replica", phases = { "randwrite", "randread" },
       metrics = { "iops", "bandwidth_mib", "lat.p50", "lat.p99" } }

@@ -9,8 +9,8 @@ return cm.scenario {
   name = "sweep-t-b",
   description = "write bandwidth, IOPS and latency over threads x block sizes",
   params = {
-    threads = cm.list(cm.integer(), { 1, 4, 16, 64 }, "ops in flight to try"),
-    block_sizes = cm.list(cm.size(), { "4K", "64K", "1M", "4M" }, "block sizes to try"),
+    threads = cm.list(cm.integer { min = 1, max = 65536 }, { 1, 4, 16, 64 }, "ops in flight to try"),
+    block_sizes = cm.list(cm.size { min = 1, max = "1G" }, { "4K", "64K", "1M", "4M" }, "block sizes to try"),
     seconds = cm.duration("10s", "length of each write phase"),
   },
   pools = { bench = { type = "replicated", size = 3 } },

@@ -12,8 +12,8 @@ return cm.scenario {
   description = "4K writes with OSD debug_ms/debug_osd at their defaults vs 0/0",
   params = {
     seconds = cm.duration("10s", "length of each write phase"),
-    threads = cm.integer(16, "ops in flight"),
-    block_size = cm.size("4K", "bytes per write"),
+    threads = cm.integer(16, "ops in flight", { min = 1, max = 65536 }),
+    block_size = cm.size("4K", "bytes per write", { min = 1, max = "1G" }),
   },
   pools = { bench = { type = "replicated", size = 3 } },
   run = function(s, p)

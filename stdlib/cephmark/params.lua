@@ -418,25 +418,31 @@ function M.infer(value, site)
   return make(kind, site, value)
 end
 
--- Edit distance, for "did you mean 'threads'?" on a mistyped name.
+-- Edit distance, for "did you mean 'threads'?" on a mistyped name; two neighbouring
+-- letters swapped ("raed") count as one edit, as they are one slip of the fingers.
 -- With a limit, gives up (returning limit + 1) as soon as a row's smallest value exceeds
--- it: rows never decrease, so the distance would too.
+-- it: no later row can then come back under it (a row's smallest value is at most one
+-- more than the row before's, so a swap reaching back two rows cannot undercut it).
 local function distance(a, b, limit)
-  local previous, current = {}, {}
+  local before, previous, current = {}, {}, {}
   for j = 0, #b do previous[j] = j end
   for i = 1, #a do
     current[0] = i
     local row_min = i
     local ai = a:byte(i)
     for j = 1, #b do
-      local d = previous[j - 1] + (ai == b:byte(j) and 0 or 1)
+      local bj = b:byte(j)
+      local d = previous[j - 1] + (ai == bj and 0 or 1)
       if previous[j] + 1 < d then d = previous[j] + 1 end
       if current[j - 1] + 1 < d then d = current[j - 1] + 1 end
+      if i > 1 and j > 1 and ai == b:byte(j - 1) and a:byte(i - 1) == bj and before[j - 2] + 1 < d then
+        d = before[j - 2] + 1
+      end
       current[j] = d
       if d < row_min then row_min = d end
     end
     if limit and row_min > limit then return limit + 1 end
-    previous, current = current, previous
+    before, previous, current = previous, current, before
   end
   return previous[#b]
 end

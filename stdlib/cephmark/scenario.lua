@@ -31,7 +31,6 @@ for _, name in pairs(M.hooks) do hook_names[name] = true end
 -- Phase names with a meaning of their own: the four pool:bench ops, and prepare for setup
 -- work a scenario does before measuring (any other name is a custom phase).
 M.phases = { PREPARE = "prepare", WRITE = "write", SEQ = "seq", RAND = "rand", CLEANUP = "cleanup" }
-local native_ops = { write = true, seq = true, rand = true, cleanup = true }
 
 -- Options of s:phase that are the scenario's, not pool:bench's.
 local phase_own_options = { label = true, variant = true, report = true }
@@ -400,6 +399,7 @@ local function new_run(scenario, context, values, origins, pools)
     point_stack = {},
     variant_stack = {},
     written = {},
+    puts = {},
     warnings = {},
     progress = values.progress,
     status = "running",
@@ -793,8 +793,9 @@ function Run:summary_line(record, result)
 end
 
 -- The one path every phase takes: header, hooks, the runner (which gets the per-second
--- callback), the record, the summary, the results written so far.
-function Run:run_phase(name, op, pool_label, options, runner, site)
+-- callback), the record, the summary, the results written so far. `target` describes a
+-- target that is not a pool (an rbd image) for the header and the results.
+function Run:run_phase(name, op, pool_label, options, runner, site, target)
   local scope = options.variant ~= nil and variant_scope(options.variant, site) or nil
   if options.label ~= nil then
     scope = { order = {}, values = {}, label = tostring(options.label) }
@@ -804,6 +805,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site)
     index = #self.records + 1, name = name, op = op, label = label, point = point,
     pool = pool_label and self:pool_name(pool_label) or nil, variant = variant,
     dimensions = dimensions, options = plain(options), started_at = now_iso(), status = "running",
+    target = target,
   }
   local report = options.report or "compact"
   local make_printer = printers[report]
@@ -813,7 +815,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site)
   end
   local description = describe_options(options)
   say(string.format("[%d] %s%s%s%s", record.index, name, label ~= "run" and (" " .. label) or "",
-    record.pool and ("  pool " .. record.pool) or "", description ~= "" and ("  " .. description) or ""))
+    record.pool and ("  pool " .. record.pool) or (target and ("  " .. target) or ""), description ~= "" and ("  " .. description) or ""))
   local printer = make_printer(self, record, options)
   local hooks = self.scenario.hooks
   if hooks.before_phase then hooks.before_phase(self, record) end
@@ -866,9 +868,127 @@ function Run:run_phase(name, op, pool_label, options, runner, site)
   return result
 end
 
--- s:phase(name, pool, options): a pool:bench phase (name write/seq/rand/cleanup, or any name
--- with op=); s:phase(name, function(phase) ... end [, options]): a custom phase, recorded
--- like a native one when it returns a bench result.
+-- fio's rw= words, for the targets that take an I/O type and a pattern (rbd images, disks)
+local function io_words(mixed)
+  local words = {
+    read = { io_type = "read", pattern = "seq" }, write = { io_type = "write", pattern = "seq" },
+    randread = { io_type = "read", pattern = "rand" }, randwrite = { io_type = "write", pattern = "rand" },
+  }
+  if mixed then
+    words.readwrite = { io_type = "readwrite", pattern = "seq" }
+    words.rw = words.readwrite
+    words.randrw = { io_type = "readwrite", pattern = "rand" }
+  end
+  return words
+end
+
+local object_ops = { put = { op = "put" }, get = { op = "get" }, head = { op = "head" }, delete = { op = "delete" } }
+
+-- What s:phase knows of each kind of target: what a phase's name means on it (the bench
+-- options the name stands for), which options say it instead, and what a phase on it is
+-- called in messages. Which options a target's bench accepts is not kept here: each module
+-- publishes its bench's list (`bench_options`), the one the bench itself checks against.
+local target_kinds = {
+  pool = { arg = "pool", noun = "a pool phase", keys = { "op" }, say = 'op = "write"',
+    names = { write = { op = "write" }, seq = { op = "seq" }, rand = { op = "rand" }, cleanup = { op = "cleanup" } },
+    choices = "write, seq, rand or cleanup" },
+  image = { arg = "image", noun = "an image phase", keys = { "io_type", "pattern" }, names = io_words(true),
+    choices = "read, write, randread, randwrite, readwrite or randrw (fio's rw=)",
+    say = 'io_type = "write" (and pattern = "rand")', describe = tostring },
+  swift = { arg = "swift", noun = "a Swift phase", keys = { "op" }, names = object_ops,
+    choices = "put, get, head or delete", say = 'op = "put"', objects = true },
+  s3 = { arg = "s3", noun = "an S3 phase", keys = { "op" }, names = object_ops,
+    choices = "put, get, head or delete", say = 'op = "put"', objects = true },
+  disk = { arg = "disk", noun = "a disk phase", keys = { "io_type", "pattern" }, names = io_words(false),
+    choices = "read, write, randread or randwrite (fio's rw=)", say = 'io_type = "write" (and pattern = "rand")' },
+  socket = { arg = "socket", noun = "a socket phase", keys = { "mode", "direction" },
+    names = { send = { mode = "stream", direction = "send" }, recv = { mode = "stream", direction = "recv" },
+      rr = { mode = "rr" } },
+    choices = "send, recv or rr", say = 'mode = "rr" or direction = "recv"' },
+  null = { noun = "a null phase" },
+  other = { noun = "a phase on this target" },
+}
+for kind_name, kind in pairs(target_kinds) do kind.name = kind_name end
+local handle_kinds = { ["cephmark.rados.pool"] = "pool", ["cephmark.rbd.image"] = "image",
+  ["cephmark.swift.connection"] = "swift", ["cephmark.s3.connection"] = "s3" }
+local module_kinds = { ["cephmark.disk"] = "disk", ["cephmark.socket"] = "socket", ["cephmark.null"] = "null" }
+
+local function target_kind(target)
+  if type(target) == "userdata" then
+    local meta = getmetatable(target)
+    local kind = type(meta) == "table" and handle_kinds[meta.__name]
+    return target_kinds[kind or "other"]
+  end
+  for module, kind in pairs(module_kinds) do
+    if package.loaded[module] == target then return target_kinds[kind] end
+  end
+  return target_kinds.other
+end
+
+-- The options of s:phase that go to the bench (or to a custom phase's function).
+local function bench_part(options)
+  local bench = {}
+  for k, v in pairs(options) do
+    if not phase_own_options[k] and k ~= "on_second" then bench[k] = v end
+  end
+  return bench
+end
+
+-- Refuses an option name that is not in `accepted` (nor the scenario's own), with the
+-- nearest name and every name taken, at the caller's line.
+local function check_option_names(what, noun, options, accepted, site)
+  local set, all = {}, {}
+  local function add(option)
+    if not set[option] then set[option] = true; all[#all + 1] = option end
+  end
+  for _, option in ipairs(accepted) do add(option) end
+  for option in pairs(phase_own_options) do add(option) end
+  add("on_second")
+  table.sort(all)
+  local keys = {}
+  for key in pairs(options) do keys[#keys + 1] = key end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, key in ipairs(keys) do
+    if type(key) ~= "string" then
+      fail_at(site, string.format("%s: options are name = value pairs, got a value at [%s]", what, tostring(key)))
+    end
+    if not set[key] then
+      fail_at(site, string.format("%s: unknown option '%s'%s; %s takes %s", what, key, params.suggest(key, all), noun,
+        table.concat(all, ", ")))
+    end
+  end
+end
+
+-- The bench options a phase's name stands for on its target (explicit options win), or a
+-- refusal naming the phase names the target knows: a misspelt name is caught when s:phase
+-- is called, before anything of that phase happens.
+local function name_settings(kind, name, bench, site)
+  if not kind.names then return {} end
+  local settings = kind.names[name]
+  if settings then
+    local out = {}
+    for key, value in pairs(settings) do
+      if bench[key] == nil then out[key] = value end
+    end
+    return out
+  end
+  for _, key in ipairs(kind.keys) do
+    if bench[key] ~= nil then return {} end
+  end
+  local words = {}
+  for word in pairs(kind.names) do words[#words + 1] = word end
+  table.sort(words)
+  fail_at(site, string.format("s:phase('%s', %s): %s is %s, or says which with %s%s", name, kind.arg, kind.noun,
+    kind.choices, kind.say, params.suggest(name, words)))
+end
+
+-- s:phase(name, target, options): a phase on a target -- a pool (s:pool), an rbd image, a
+-- Swift or S3 connection, the disk or socket module, or any table with a bench function --
+-- whose name says what it does there (write/seq/rand/cleanup on a pool, fio's rw words on an
+-- image or a disk, put/get/head/delete on a connection, send/recv/rr on a socket), or that
+-- says so in its options. s:phase(name, function(phase) ... end [, options]): a custom
+-- phase, recorded like a native one when it returns a bench result. The name and the
+-- options are checked here, before the phase's header, hooks or any I/O.
 function Run:phase(name, target, options)
   local site = params.site(2)
   if type(name) ~= "string" or name == "" then
@@ -880,31 +1000,33 @@ function Run:phase(name, target, options)
   end
   options = options or {}
   if type(target) == "function" then
+    -- the function gets what is meant for a bench: variant, label, report stay here
+    local bench_options = bench_part(options)
     return self:run_phase(name, options.op or name, nil, options, function(on_second, record)
       return target({ name = name, index = record.index, label = record.label, variant = record.variant,
-        on_second = on_second, options = options })
+        on_second = on_second, options = bench_options })
     end, site)
   end
   local is_handle = type(target) == "userdata"
   local has_bench = (is_handle or type(target) == "table") and
     (pcall(function() return target.bench end)) and type(target.bench) == "function"
   if not has_bench then
-    fail_at(site, string.format("s:phase('%s'): the second argument is a pool (s:pool(label)) or a function, got %s",
+    fail_at(site, string.format("s:phase('%s'): the second argument is what the phase runs on (a pool from s:pool(label), an rbd image, a Swift or S3 connection, require \"cephmark.disk\" or \"cephmark.socket\") or a function, got %s",
       name, params.show(target)))
   end
-  local op = options.op or (native_ops[name] and name)
-  if is_handle and not op then
-    fail_at(site, string.format("s:phase('%s', pool): a pool phase is write, seq, rand or cleanup, or says which with op = \"write\"",
-      name))
+  local kind = target_kind(target)
+  local bench = bench_part(options)
+  local accepted = target.bench_options
+  if type(accepted) == "table" then
+    check_option_names(string.format("s:phase('%s')", name), kind.noun, bench, accepted, site)
   end
-  local pool_label = is_handle and self.pool_labels[target] or nil
-  local bench = {}
-  for k, v in pairs(options) do
-    if not phase_own_options[k] and k ~= "on_second" then bench[k] = v end
-  end
+  for key, value in pairs(name_settings(kind, name, bench, site)) do bench[key] = value end
+  local op = bench.op
+  local is_pool = kind.name == "pool"
+  local pool_label = is_pool and self.pool_labels[target] or nil
   local entry = pool_label and self:pool_entry(pool_label)
   -- (with --agents, each agent writes under a run name and prefix of its own)
-  local local_bench = is_handle and not self.context.agents
+  local local_bench = is_pool and not self.context.agents
   if local_bench and entry and entry.created == false then
     -- a pool this run did not create: a run name of its own, never the shared default,
     -- and a marker that lets `cephmark cleanup --leftovers` find the write after a SIGKILL
@@ -915,26 +1037,131 @@ function Run:phase(name, target, options)
     end
   end
   if local_bench and op == "cleanup" then self:check_cleanup(target, pool_label, bench, site) end
-  if options.report == "rados-bench" and op == "write" and bench.prefix == nil then
+  if is_pool and options.report == "rados-bench" and op == "write" and bench.prefix == nil then
     -- rados bench prints the object prefix before the run; name it so it can be printed
     bench.prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid())
     options = copy(options)
     options.prefix = bench.prefix
   end
+  if kind.objects then self:default_from(name, target, bench, site) end
   local result = self:run_phase(name, op or name, pool_label, options, function(on_second)
-    bench.on_second = on_second
-    if is_handle then
-      bench.op = op
-      if self.context.agents then return self:distributed_bench(target, op, bench) end
-      local bench_result = target:bench(bench)
-      -- tracked here, before run_phase raises "interrupted" for an interrupted write, so
-      -- the end of the run still removes its objects from a pool it did not create
-      if is_bench_result(bench_result) then self:track_objects(target, pool_label, op, bench, bench_result) end
-      return bench_result
+    if is_pool and self.context.agents then
+      bench.on_second = on_second
+      return self:distributed_bench(target, op, bench)
     end
-    return target.bench(bench)
-  end, site)
+    local bench_result = self:call_bench(name, target, is_handle, bench, on_second, site)
+    -- tracked here, before run_phase raises "interrupted" for an interrupted write, so
+    -- the end of the run still removes its objects from a pool it did not create
+    if is_pool and is_bench_result(bench_result) then
+      self:track_objects(target, pool_label, op, bench, bench_result)
+    end
+    if kind.objects and is_bench_result(bench_result) then self:track_put(target, bench, bench_result) end
+    return bench_result
+  end, site, kind.describe and kind.describe(target) or nil)
   return result
+end
+
+-- Runs a target's bench. What a bench written in C raises itself -- an option value it
+-- refuses, or a refusal to start -- is the operator's input or the world, never a bug in
+-- the script: it reads as one line at the phase's line, naming the -p or --params value it
+-- came from, exit 2. An error of the script's own code that ran inside the bench (a hook
+-- or an on_second function, called each second) keeps its traceback; stop signals and
+-- os.exit pass through.
+function Run:call_bench(name, target, is_handle, bench, on_second, site)
+  local bench_fn = target.bench
+  if debug.getinfo(bench_fn, "S").what ~= "C" then
+    bench.on_second = on_second
+    if is_handle then return bench_fn(target, bench) end
+    return bench_fn(bench)
+  end
+  local callback_error
+  bench.on_second = function(second)
+    local ok, value = pcall(on_second, second)
+    if not ok then
+      callback_error = value
+      error(value, 0)
+    end
+    return value
+  end
+  local ok, result
+  if is_handle then
+    ok, result = pcall(bench_fn, target, bench)
+  else
+    ok, result = pcall(bench_fn, bench)
+  end
+  if ok then return result end
+  if rawequal(result, callback_error) or is_interrupt(result) or sys.exit_requested() then error(result, 0) end
+  local message, code, operator = sys.error_info(result)
+  if (operator and code ~= sys.EXIT_USAGE) or (not operator and type(result) ~= "string") then error(result, 0) end
+  message = tostring(message)
+  fail_at(site, string.format("s:phase('%s'): %s%s", name, message, self:option_source(bench, message)))
+end
+
+-- " (from -p threads=0)" when a bench's refusal names an option whose value is that of a
+-- param set by -p or --params: the operator sees which of their inputs to change.
+function Run:option_source(bench, message)
+  local set, sources, seen = self.scenario.params, {}, {}
+  for _, param_name in ipairs(set.names) do
+    local origin = self.origins[param_name]
+    if origin == "-p" or origin == "file" then
+      local param, value = set:get(param_name), self.values[param_name]
+      local element = param.kind == "list" and param.element or param
+      local values = param.kind == "list" and value or { value }
+      for key, option in pairs(bench) do
+        local named = type(key) == "string" and
+          message:find("%f[%w_]" .. (key:gsub("%p", "%%%0")) .. "%f[^%w_]") ~= nil
+        for _, v in ipairs(named and values or {}) do
+          if option == v or option == element:format(v) then
+            local source = origin == "-p" and
+              string.format("-p %s=%s", param_name, (self.context.params or {})[param_name] or param:format(value)) or
+              string.format("%s in %s", param_name, tostring(self.context.params_file))
+            if not seen[source] then
+              seen[source] = true
+              sources[#sources + 1] = source
+            end
+          end
+        end
+      end
+    end
+  end
+  table.sort(sources)
+  return #sources > 0 and (" (from " .. table.concat(sources, ", ") .. ")") or ""
+end
+
+local function container_key(bench)
+  local one = bench.container or bench.bucket
+  if one ~= nil then return tostring(one) end
+  local many = bench.containers or bench.buckets
+  if type(many) == "table" then return table.concat(many, ",") end
+  return nil
+end
+
+-- A get, head or delete phase on a Swift or S3 connection without from= or objects= works
+-- on the objects of the newest put phase on that connection (into the same containers,
+-- when it names them), as a seq phase reads what a write phase wrote in a pool.
+function Run:default_from(name, connection, bench, site)
+  if bench.op == "put" or bench.from ~= nil or bench.objects ~= nil then return end
+  local want = container_key(bench)
+  for i = #self.puts, 1, -1 do
+    local put = self.puts[i]
+    if rawequal(put.connection, connection) and (want == nil or put.key == want) then
+      bench.from = put.result
+      return
+    end
+  end
+  fail_at(site, string.format(
+    "s:phase('%s'): no put phase before it on this connection%s: a %s phase works on the objects a put phase wrote; run one first, or give from = (a put phase's result)",
+    name, want and (" (into " .. want .. ")") or "", tostring(bench.op)))
+end
+
+function Run:track_put(connection, bench, result)
+  if bench.op == "put" then
+    self.puts[#self.puts + 1] = { connection = connection, key = container_key(bench), result = result }
+  elseif bench.op == "delete" and bench.from ~= nil then
+    for i = #self.puts, 1, -1 do
+      if rawequal(self.puts[i].result, bench.from) then table.remove(self.puts, i) end
+    end
+  end
 end
 
 -- With `cephmark run --agents`: the phase runs on every agent together (distributed.lua)
@@ -1036,6 +1263,9 @@ function Run:workers(options)
     fail_at(site, "s:workers needs scripted workers (the cephmark.workers module), which this cephmark does not have")
   end
   local name = options.name or "workers"
+  local own = { "name", "pool" }
+  for _, option in ipairs(workers.run_options or {}) do own[#own + 1] = option end
+  check_option_names("s:workers", "s:workers", options, own, site)
   local pool_label = options.pool and self.pool_labels[options.pool] or nil
   local run_options = {}
   for k, v in pairs(options) do

@@ -81,6 +81,17 @@ return cm.scenario {
 }
 LUA
 printf '%s{name="x", run=function(s) for _ in s:sweep(cm.zip{["osdd/debug_ms"]={"0/0"}}) do end end}\n' "$cmlocal" >"$W/sw.lua"
+# phases whose options or names are wrong: refused at the phase's line, in one line
+null_phase='s:phase("write", require("cephmark.null"), '
+printf '%s{name="ph", run=function(s) %s{thread=32, seconds=1}) end}\n' "$scenario" "$null_phase" >"$W/ph1.lua"
+printf '%s{name="ph", params={threads=16}, run=function(s, p) %s{threads=p.threads, seconds=1}) end}\n' "$scenario" "$null_phase" >"$W/ph2.lua"
+printf '%s{name="ph", run=function(s) %s{seconds="4X"}) end}\n' "$scenario" "$null_phase" >"$W/ph3.lua"
+printf '%s{name="ph", run=function(s) s:phase("raed", require("cephmark.disk"), {path="%s/none", ops=1}) end}\n' "$scenario" "$W" >"$W/ph4.lua"
+printf '%s{name="ph", run=function(s) s:phase("sned", require("cephmark.socket"), {host="127.0.0.1", seconds=1}) end}\n' "$scenario" >"$W/ph5.lua"
+printf '%s{name="ph", run=function(s) s:workers{n=1, ops=1, fn=print, thread=2} end}\n' "$scenario" >"$W/ph6.lua"
+# the shipped scenarios declare bounds on their params: a bad -p is refused before any pool
+mkdir "$W/scenarios"
+cp "$CEPHMARK_SOURCE_DIR"/scenarios/*.lua "$W/scenarios/"
 # a results folder whose per-second series entries are numbers
 mkdir "$W/numbers"
 printf '{"command": "rados-bench", "result": {"op": "write", "ops": 3, "series": [1, 2, 3]}}\n' >"$W/numbers/results.json"

@@ -262,8 +262,8 @@ sed "s/^mon host = .*/mon host = v2:127.0.0.1:$port/" "$CEPH_CONF" >"$work/wrong
 start=$(date +%s.%N)
 run_cli 0 run "$ec_file" --help -c "$work/wrong-port.conf" --timeout 5
 expect_stdout '^ec-vs-replica: replicated vs erasure-coded pool: write, seq and rand on each, compared$'
-expect_stdout '^  k +integer +2 +data chunks in the erasure-coded pool$'
-expect_stdout '^  block_size +size +4M +bytes per write'
+expect_stdout '^  k +integer >= 2 +2 +data chunks in the erasure-coded pool$'
+expect_stdout '^  block_size +size 1..1G +4M +bytes per write'
 expect_stdout '^  ec +erasure k=2 m=1 +\(cephmark-ec-vs-replica-ec\)$'
 expect_stderr_lines 0
 expect_faster_than 3 "$start"

@@ -163,7 +163,7 @@ local misuse = cm.scenario { name = "misuse", run = function(s)
 end }
 local _, ok_p, err_p = capture(function() misuse:run { output = out .. "-m" } end)
 t.eq(ok_p, false, "a string is no pool")
-t.eq(tostring((sys.error_info(err_p))), string.format("%s:%d: s:phase('write'): the second argument is a pool (s:pool(label)) or a function, got 'a pool name'",
+t.eq(tostring((sys.error_info(err_p))), string.format("%s:%d: s:phase('write'): the second argument is what the phase runs on (a pool from s:pool(label), an rbd image, a Swift or S3 connection, require \"cephmark.disk\" or \"cephmark.socket\") or a function, got 'a pool name'",
   here, misuse_line), "the message says what a phase takes")
 
 sys.remove_tree(out)
