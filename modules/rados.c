@@ -1272,12 +1272,13 @@ static int pool_bench(lua_State *L)
             have_meta = true;
         }
         if (have_meta && !meta.complete) {
-            char holder[256], text[1024], name[256] = "?";
+            char holder[256], name[256] = "?";
             rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
             cm_owner_describe(&meta.owner, holder, sizeof holder);
             bool alive = !owner_is_self(&meta.owner) &&
                          holder_state(pool, &meta.owner, marker) == CM_OWNER_ALIVE;
             if (op != CM_RADOS_REMOVE || alive) {
+                char text[1024];
                 if (alive)
                     snprintf(text, sizeof text,
                              "bench: run '%s' in pool '%s' is being written by a live cephmark "
