@@ -64,8 +64,15 @@ static const char run_usage_text[] =
     "  --agents N|NAME,NAME      run each pool phase on N registered agents (or those named),\n"
     "                            started together; results merged (see docs/distributed.md)\n"
     "  --control-pool POOL       the agents' control pool (default: cephmark-control)\n"
+    "  --repeats N               run the scenario's run function N times (default: its\n"
+    "                            repeats, else 1); pools are created once\n"
+    "  --order interleaved|fixed the order of s:each_pool's pools and s:sweep's points in each\n"
+    "                            repetition: changed between repetitions (default), or kept\n"
+    "  --order-seed N            the seed of the interleaved orders (default: a new one; each\n"
+    "                            run records its own in results.json)\n"
     "  --yes                     run a sweep of more than 1000 points without asking\n"
-    "                            (needed when stdin is not a terminal)\n"
+    "                            (its points in all repetitions count), or more than 1000\n"
+    "                            repetitions (needed when stdin is not a terminal)\n"
     "  -h, --help                with SCRIPT: list the scenario's parameters\n"
     "\n"
     "exit codes: 0 success; 1 the benchmark ran but reported failed ops; 2 script error,\n"
@@ -146,6 +153,38 @@ static void append_string(lua_State *L, const char *list, const char *value)
     lua_pop(L, 1);
 }
 
+/* A whole number typed on the command line, from min to max: decimal digits only, since
+ * "0x10", "1e3", "2.5" and "-1" are not counts. Returns 0 and *value, or -1 with `why`
+ * holding what to add to the refusal: why a number cannot be read (" (hexadecimal: write
+ * it in decimal)", " (out of range)"), or "" when the range in the refusal says it. */
+static int parse_count(const char *text, long long min, long long max, long long *value, char *why,
+                       size_t why_size)
+{
+    why[0] = '\0';
+    const char *c = text;
+    long long n = 0;
+    int overflow = 0;
+    for (; *c >= '0' && *c <= '9'; c++) {
+        if (n > (max - (*c - '0')) / 10)
+            overflow = 1;
+        else
+            n = n * 10 + (*c - '0');
+    }
+    if (c != text && *c == '\0') {
+        if (overflow || n > max || n < min)
+            return -1;
+        *value = n;
+        return 0;
+    }
+    /* not digits: say why when the number parser knows (hexadecimal, infinity) */
+    double number;
+    char reason[128];
+    int code = cm_parse_number(text, &number, reason, sizeof reason);
+    if (code == CM_NUMBER_HEX || code == CM_NUMBER_RANGE)
+        snprintf(why, why_size, " (%s)", reason);
+    return -1;
+}
+
 /* Matches "-x VALUE", "--long VALUE" and "--long=VALUE"; returns the value or NULL. */
 static const char *option_value(int argc, char **argv, int *i, const char *short_name,
                                 const char *long_name, int *missing)
@@ -211,6 +250,35 @@ static int parse_run_args(lua_State *L, int argc, char **argv, const char **scri
                                    value);
             lua_pushnumber(L, seconds);
             lua_setfield(L, -2, "timeout");
+        } else if ((value = option_value(argc, argv, &i, NULL, "--repeats", &missing))) {
+            /* a bound that no run means to reach: more than 1000 needs --yes anyway */
+            long long repeats;
+            char why[160], message[768];
+            if (parse_count(value, 1, 1000000, &repeats, why, sizeof why) < 0) {
+                snprintf(message, sizeof message,
+                         "--repeats expects a whole number of repetitions from 1 to 1000000, got "
+                         "'%s'%s",
+                         value, why);
+                return usage_error("%s", message);
+            }
+            lua_pushinteger(L, (lua_Integer)repeats);
+            lua_setfield(L, -2, "repeats");
+        } else if ((value = option_value(argc, argv, &i, NULL, "--order", &missing))) {
+            if (strcmp(value, "interleaved") != 0 && strcmp(value, "fixed") != 0)
+                return usage_error("--order expects interleaved or fixed, got '%s'", value);
+            set_string_field(L, "order", value);
+        } else if ((value = option_value(argc, argv, &i, NULL, "--order-seed", &missing))) {
+            /* below 2^53: results.json keeps it exact */
+            long long seed;
+            char why[160], message[768];
+            if (parse_count(value, 0, (1LL << 53) - 1, &seed, why, sizeof why) < 0) {
+                snprintf(message, sizeof message,
+                         "--order-seed expects a whole number from 0 to %lld, got '%s'%s",
+                         (1LL << 53) - 1, value, why);
+                return usage_error("%s", message);
+            }
+            lua_pushinteger(L, (lua_Integer)seed);
+            lua_setfield(L, -2, "order_seed");
         } else if ((value = option_value(argc, argv, &i, "-o", "--output", &missing))) {
             set_string_field(L, "output", value);
         } else if ((value = option_value(argc, argv, &i, "-L", NULL, &missing))) {
@@ -301,6 +369,8 @@ static int command_run(int argc, char **argv)
                 lua_rawseti(L, -2, i);
                 lua_pop(scratch, 1);
             }
+        } else if (lua_isinteger(scratch, -1)) {
+            lua_pushinteger(L, lua_tointeger(scratch, -1));
         } else if (lua_type(scratch, -1) == LUA_TNUMBER) {
             lua_pushnumber(L, lua_tonumber(scratch, -1));
         } else if (lua_type(scratch, -1) == LUA_TBOOLEAN) {

@@ -2,7 +2,7 @@
 -- phase (objects kept), a sequential and a random read phase over what was written, and a
 -- cleanup; then the table compares bandwidth, IOPS and latency against the replicated pool.
 --
---   cephmark run scenarios/ec-vs-replica.lua [-p seconds=30] [-p k=4 -p m=2] [-p size=2]
+--   cephmark run scenarios/ec-vs-replica.lua [-p seconds=30] [-p k=4 -p m=2] [-p size=2] [--repeats 3]
 
 local cm = require "cephmark"
 

@@ -1,7 +1,7 @@
 -- sweep-t-b: rados bench's write over every combination of ops in flight (-t) and block
 -- size (-b), each point written then cleaned up, and a table of the results by point.
 --
---   cephmark run scenarios/sweep-t-b.lua [-p threads=1,4 -p block_sizes=4K,64K] [-p seconds=5]
+--   cephmark run scenarios/sweep-t-b.lua [-p threads=1,4 -p block_sizes=4K,64K] [-p seconds=5] [--repeats 3]
 
 local cm = require "cephmark"
 

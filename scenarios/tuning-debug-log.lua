@@ -3,7 +3,7 @@
 -- the monitors (`ceph config set osd ...`); the previous settings are restored afterwards,
 -- also when the run fails or is interrupted.
 --
---   cephmark run scenarios/tuning-debug-log.lua [-p seconds=30] [-p threads=32]
+--   cephmark run scenarios/tuning-debug-log.lua [-p seconds=30] [-p threads=32] [--repeats 5]
 
 local cm = require "cephmark"
 

@@ -93,6 +93,31 @@ local function where_mismatch(measured, where)
     table.concat(known, "; "))
 end
 
+-- The median of a list of numbers (nil for none).
+local function median(values)
+  local sorted = {}
+  for i, v in ipairs(values) do sorted[i] = v end
+  if #sorted == 0 then return nil end
+  table.sort(sorted)
+  local middle = (#sorted + 1) // 2
+  if #sorted % 2 == 1 then return sorted[middle] end
+  return (sorted[middle] + sorted[middle + 1]) / 2
+end
+
+-- cell_value(records, metric) -> the value a comparison shows for a variant's phase, and
+-- the value of each record (json.null where it has none): the value of its one phase, or
+-- with repetitions the median of theirs.
+function M.cell_value(records, metric)
+  local values, numbers = json.array(), {}
+  for i, record in ipairs(records) do
+    local value = M.value(record.result, metric)
+    values[i] = value == nil and json.null or value
+    if value ~= nil then numbers[#numbers + 1] = value end
+  end
+  if #records == 1 then return numbers[1], values end
+  return median(numbers), values
+end
+
 -- build(records, spec) -> comparison
 -- records: phase records ({name, label, point, variant = {dimension = label}, result})
 -- spec: {by = "pool"|"point"|"variant"|<dimension>, metrics = {...}, phases = {...},
@@ -177,13 +202,18 @@ function M.build(records, spec)
       (not wanted_phase and record.name ~= "cleanup")
     if key ~= nil and phase_ok then
       cells[record.name] = cells[record.name] or {}
-      local previous = cells[record.name][key]
+      -- a cell holds the variant's phase of each repetition (one without repetitions)
+      local cell = cells[record.name][key] or { by_repetition = {} }
+      local repetition = record.repetition or 1
+      local previous = cell.by_repetition[repetition]
       if previous then
         fail(string.format(
           "compare by %s: phase '%s' ran twice for %s '%s' (%s and %s); compare by variant, or narrow it with where = {...}",
           by, record.name, by, key, previous.label, record.label))
       end
-      cells[record.name][key] = record
+      cell.by_repetition[repetition] = record
+      cell[#cell + 1] = record
+      cells[record.name][key] = cell
       if not variant_seen[key] then
         variant_seen[key] = true
         variants[#variants + 1] = key
@@ -220,21 +250,27 @@ function M.build(records, spec)
   end
 
   local comparison = { by = by, baseline = baseline, title = spec.title, metrics = json.array(),
-    phases = json.array(), rows = json.array() }
+    phases = json.array(), rows = json.array(), repetitions = 1 }
   for i, metric in ipairs(metrics) do comparison.metrics[i] = metric end
   for i, name in ipairs(phase_names) do comparison.phases[i] = name end
   for _, name in ipairs(phase_names) do
-    local base_record = cells[name][baseline]
+    local base_cell = cells[name][baseline]
     for _, key in ipairs(ordered) do
-      local record = cells[name][key]
-      if record then
+      local cell = cells[name][key]
+      if cell then
+        table.sort(cell, function(a, b) return (a.repetition or 1) < (b.repetition or 1) end)
+        local record = cell[1]
         local row = { phase = name, variant = key, label = record.label, phase_index = record.index,
-          baseline = key == baseline, values = {}, relative = {} }
+          baseline = key == baseline, values = {}, relative = {}, n = #cell, repetitions = json.array(),
+          per_repetition = {} }
+        for i, r in ipairs(cell) do row.repetitions[i] = r.repetition or 1 end
+        comparison.repetitions = math.max(comparison.repetitions, #cell)
         for _, metric in ipairs(metrics) do
-          local value = M.value(record.result, metric)
+          local value, values = M.cell_value(cell, metric)
           row.values[metric] = value
-          if key ~= baseline and base_record then
-            row.relative[metric] = M.relative(value, M.value(base_record.result, metric))
+          row.per_repetition[metric] = values
+          if key ~= baseline and base_cell then
+            row.relative[metric] = M.relative(value, (M.cell_value(base_cell, metric)))
           end
         end
         comparison.rows[#comparison.rows + 1] = row
@@ -312,8 +348,10 @@ function M.lines(comparison)
     return text
   end
   local lines = {}
-  local title = comparison.title or string.format("comparison by %s (baseline %s, marked *)",
-    comparison.by, comparison.baseline)
+  local repetitions = (comparison.repetitions or 1) > 1 and
+    string.format("; medians of %d repetitions", comparison.repetitions) or ""
+  local title = comparison.title or string.format("comparison by %s (baseline %s, marked *%s)",
+    comparison.by, comparison.baseline, repetitions)
   lines[1] = title
   local head = { string.format("%-" .. widths[1] .. "s  %-" .. widths[2] .. "s", heading[1], heading[2]) }
   for m, metric in ipairs(comparison.metrics) do head[#head + 1] = metric_cell(m, M.header(metric), "") end

@@ -581,6 +581,16 @@ function M.guard(values, set, extra)
   })
 end
 
+-- " (did you mean ...)" for an unknown param; for the run's own settings that are not params
+-- (repeats, order), where they are set instead.
+local run_settings = {
+  repeats = " (repetitions are not a param: `cephmark run SCRIPT --repeats N`, or repeats = N in cm.scenario)",
+  order = " (the order of variants is not a param: `cephmark run SCRIPT --order fixed`, or order = \"fixed\" in cm.scenario)",
+}
+local function unknown_hint(key, names)
+  return run_settings[key] or M.suggest(key, names)
+end
+
 -- resolve(set, {file=path, cli={name=text}}) -> values, origins
 -- Precedence: the declared defaults, then the --params file, then -p.
 function Set:resolve(sources)
@@ -597,7 +607,7 @@ function Set:resolve(sources)
       local param = self.by_name[key]
       if not param then
         sys.fail(string.format("%s: unknown param '%s'%s; valid params: %s", where, tostring(key),
-          M.suggest(tostring(key), self.names), self:valid_names()))
+          unknown_hint(tostring(key), self.names), self:valid_names()))
       end
       local value, err = param:parse(file_values[key])
       if value == nil then sys.fail(string.format("%s: %s: %s", where, key, err)) end
@@ -609,7 +619,7 @@ function Set:resolve(sources)
     local param = self.by_name[key]
     if not param then
       sys.fail(string.format("%s: -p %s=%s: unknown param '%s'%s; valid params: %s",
-        M.where(self.site), key, text, key, M.suggest(key, self.names), self:valid_names()))
+        M.where(self.site), key, text, key, unknown_hint(key, self.names), self:valid_names()))
     end
     local value, err = param:parse(text)
     if value == nil then

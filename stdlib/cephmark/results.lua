@@ -141,11 +141,13 @@ M.series_columns = { "phase_index", "phase", "label", "sec", "cur_ops", "started
   "partial" }
 
 -- phases_csv(phases) -> text: one row per phase, its variant's dimensions as
--- variant.<name> columns (the union over all phases, in order of appearance).
+-- variant.<name> columns (the union over all phases, in order of appearance), and a last
+-- column `repetition` when the phases come from a scenario (which numbers its repetitions).
 function M.phases_csv(phases)
   local columns = { "index", "name", "op", "label", "status", "pool", "point" }
-  local dimension_seen = {}
+  local dimension_seen, repetitions = {}, false
   for _, phase in ipairs(phases) do
+    if phase.repetition ~= nil then repetitions = true end
     for _, dimension in ipairs(phase.dimensions or {}) do
       if not dimension_seen[dimension] then
         dimension_seen[dimension] = true
@@ -157,11 +159,13 @@ function M.phases_csv(phases)
   for _, c in ipairs(summary_columns) do columns[#columns + 1] = c end
   for _, c in ipairs(latency_columns) do columns[#columns + 1] = "lat_" .. c end
   for _, c in ipairs(setting_columns) do columns[#columns + 1] = c end
+  if repetitions then columns[#columns + 1] = "repetition" end
   local rows = {}
   for _, phase in ipairs(phases) do
     local result = phase.result or {}
     local row = { index = phase.index, name = phase.name, op = phase.op, label = phase.label,
-      status = phase.status, pool = phase.pool, point = phase.point, started_at = phase.started_at }
+      status = phase.status, pool = phase.pool, point = phase.point, started_at = phase.started_at,
+      repetition = phase.repetition }
     for dimension, value in pairs(phase.variant or {}) do row["variant." .. dimension] = value end
     for _, c in ipairs(summary_columns) do row[c] = result[c] end
     for _, c in ipairs(latency_columns) do row["lat_" .. c] = (result.lat or {})[c] end
@@ -257,8 +261,8 @@ function M.write_run(dir, document, extra)
 end
 
 -- write_progress(dir, document, entries, progress): a scenario's folder while it runs.
--- entries are what finished since the last call, in order: {phase = p}, {sweep = s} or
--- {comparison = c}; their phases' seconds go to series.csv. document is the small
+-- entries are what finished since the last call, in order: {phase = p}, {sweep = s},
+-- {comparison = c} or {order = o} (a repetition's order of an iteration's variants); their phases' seconds go to series.csv. document is the small
 -- results.json (no phases, sweeps or comparisons; journal = M.JOURNAL). progress is the
 -- caller's state table, {} on the first call: the first call starts the journal and
 -- series.csv afresh (and writes params.yaml from extra.params_file), later ones append.
@@ -293,7 +297,7 @@ end
 
 -- read_document(path, dir) -> document, or nil and a one-line reason. A complete document
 -- is returned as it is; a running one (results.json naming its journal) gets the phases,
--- sweeps and comparisons of the journal, in order. The journal's last line counts only
+-- sweeps, comparisons and orders of the journal, in order. The journal's last line counts only
 -- when it ends in a newline: lines are appended whole, but a reader may look mid-append.
 function M.read_document(path, dir)
   local text, err = sys.read_file(path)
@@ -310,7 +314,7 @@ function M.read_document(path, dir)
   end
   local journal_path = dir .. "/" .. doc.journal
   local journal = sys.read_file(journal_path) or ""
-  doc.phases, doc.sweeps, doc.comparisons = json.array(), json.array(), json.array()
+  doc.phases, doc.sweeps, doc.comparisons, doc.orders = json.array(), json.array(), json.array(), json.array()
   local number = 0
   for line in journal:gmatch("([^\n]*)\n") do
     number = number + 1
@@ -321,6 +325,7 @@ function M.read_document(path, dir)
     if type(entry.phase) == "table" then doc.phases[#doc.phases + 1] = entry.phase end
     if type(entry.sweep) == "table" then doc.sweeps[#doc.sweeps + 1] = entry.sweep end
     if type(entry.comparison) == "table" then doc.comparisons[#doc.comparisons + 1] = entry.comparison end
+    if type(entry.order) == "table" then doc.orders[#doc.orders + 1] = entry.order end
   end
   return doc
 end

@@ -61,6 +61,9 @@ function M.main(opts)
     script = script,
     help = opts.help,
     yes = opts.yes,
+    repeats = opts.repeats,
+    order = opts.order,
+    order_seed = opts.order_seed,
     agents = opts.agents and { spec = opts.agents, control_pool = opts.control_pool } or nil,
   }
   if opts.control_pool and not opts.agents then

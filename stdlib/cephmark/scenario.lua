@@ -10,6 +10,7 @@ local compare = require "cephmark.compare"
 local config = require "cephmark.config"
 local json = require "cephmark.json"
 local params = require "cephmark.params"
+local repeats = require "cephmark.repeats"
 local results = require "cephmark.results"
 local sweep = require "cephmark.sweep"
 local sys = require "cephmark.sys"
@@ -214,7 +215,7 @@ local function check_pools(pools, scenario_name, site)
 end
 
 local scenario_fields = { name = true, description = true, params = true, pools = true, run = true,
-  hooks = true }
+  hooks = true, repeats = true, order = true }
 
 -- Where a scenario is defined when cm.scenario was tail-called (`return cm.scenario {`):
 -- the file of its run function or params (else the script being run), and the line
@@ -270,9 +271,16 @@ function M.define(spec, site)
   end
   for key in pairs(spec) do
     if not scenario_fields[key] then
-      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, params, pools, run)",
+      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, order, params, pools, repeats, run)",
         tostring(key)))
     end
+  end
+  if spec.repeats ~= nil and (math.type(spec.repeats) ~= "integer" or spec.repeats < 1) then
+    fail_at(site, "cm.scenario: repeats must be an integer >= 1 (how many times run runs), got " ..
+      params.show(spec.repeats))
+  end
+  if spec.order ~= nil and spec.order ~= repeats.INTERLEAVED and spec.order ~= repeats.FIXED then
+    fail_at(site, "cm.scenario: order must be \"interleaved\" or \"fixed\", got " .. params.show(spec.order))
   end
   if type(spec.name) ~= "string" or not spec.name:match("^[%w][%w._-]*$") then
     fail_at(site, "cm.scenario: name must be a word of letters, digits, '.', '_' or '-' (it names pools and the results folder), got " ..
@@ -308,6 +316,8 @@ function M.define(spec, site)
     params = params.declare(spec.params, site, builtin_params()),
     body = spec.run,
     hooks = hooks,
+    repeats = spec.repeats or 1,
+    order = spec.order or repeats.INTERLEAVED,
   }, Scenario)
   if type(spec.pools) == "function" then
     self.pools_function = spec.pools
@@ -342,7 +352,7 @@ function Scenario:print_help(context)
   local script = context.script or self.site.file
   lines[#lines + 1] = self.name .. (self.description and (": " .. self.description) or "")
   lines[#lines + 1] = ""
-  lines[#lines + 1] = string.format("usage: cephmark run %s [-p NAME=VALUE]... [--params FILE.yaml] [-o DIR]", script)
+  lines[#lines + 1] = string.format("usage: cephmark run %s [-p NAME=VALUE]... [--params FILE.yaml] [--repeats N] [-o DIR]", script)
   local own, builtin = self.params:help_lines()
   if #own > 0 then
     lines[#lines + 1] = ""
@@ -368,6 +378,10 @@ function Scenario:print_help(context)
         describe_pool_spec(pool.spec), pool.name, pool.reuse and ", reused if it exists" or "")
     end
   end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = string.format("repetitions: %d, order %s (--repeats N runs the scenario N times over the same",
+    self.repeats, self.order)
+  lines[#lines + 1] = "pools, with its pools and sweep points in another order each time; --order fixed keeps it)"
   lines[#lines + 1] = ""
   lines[#lines + 1] = "Sizes take K, M, G, T or P (powers of 1024); durations s, ms, m or h; lists are"
   lines[#lines + 1] = "comma-separated (-p threads=1,4,16). A --params file is a YAML mapping (threads: 16)."
@@ -403,6 +417,15 @@ local function new_run(scenario, context, values, origins, pools)
     warnings = {},
     progress = values.progress,
     status = "running",
+    -- repetitions: how many, the order mode and its seed, what ran in which order
+    repeats = context.repeats or scenario.repeats,
+    order = context.order or scenario.order,
+    seed = context.order_seed or repeats.new_seed(),
+    repetitions_completed = 0,
+    orders = {},
+    ordered = {},
+    confirmed = {},
+    interim_comparisons = {},
   }, Run)
   self.p = params.guard(values, scenario.params)
   self.config = config.session(function() return self:cluster() end, function(line) say("  " .. line) end)
@@ -415,6 +438,12 @@ function Scenario:run(context)
   if context.help then
     self:print_help(context)
     return { failed_ops = 0, help = true }
+  end
+  if context.repeats ~= nil and (math.type(context.repeats) ~= "integer" or context.repeats < 1) then
+    sys.fail("repeats must be an integer >= 1, got " .. params.show(context.repeats))
+  end
+  if context.order ~= nil and context.order ~= repeats.INTERLEAVED and context.order ~= repeats.FIXED then
+    sys.fail("order must be \"interleaved\" or \"fixed\", got " .. params.show(context.order))
   end
   local values, origins = self.params:resolve { file = context.params_file, cli = context.params }
   local pools = self:resolve_pools(values)
@@ -579,6 +608,8 @@ function Run:execute()
   local outer_run = active_run
   return sys.with_cleanup(function()
     active_run = self
+    -- so many repetitions are asked about (or refused) before anything exists
+    sweep.confirm_repeats(self.repeats, self.context.yes, self.context.repeats == nil and self.scenario.site or nil)
     self:open_results_dir()
     self:print_header()
     -- with --agents, the agents are chosen and given the scenario before anything is created
@@ -587,9 +618,17 @@ function Run:execute()
     self.reached_run = true
     -- a run killed before its first phase ends still leaves a folder that says what it was
     self:save(false)
+    -- the pools are created once and the run hooks run once; the run function once per
+    -- repetition
     local before = self.scenario.hooks.before_run
     if before then before(self, self.p) end
-    self.scenario.body(self, self.p)
+    for repetition = 1, self.repeats do
+      self:start_repetition(repetition)
+      self.scenario.body(self, self.p)
+      self:end_repetition(repetition)
+    end
+    -- what after_run does belongs to no repetition
+    self.current_repetition = nil
     local after = self.scenario.hooks.after_run
     if after then after(self, self.p) end
   end, function(e)
@@ -599,6 +638,63 @@ function Run:execute()
     active_run = outer_run
     return self:finish(ok, err)
   end)
+end
+
+-------------------------------------------------------------------------------------------
+-- Repetitions
+
+-- The order of an iteration's variants in the current repetition (a list of their declared
+-- positions), recorded the first time the repetition asks for it. key names the iteration
+-- (with its variants, so that one site iterating other variants is another iteration), at
+-- where it is in the script. One repetition runs in the declared order.
+function Run:iteration_order(kind, key, at, labels)
+  local repetition = self.current_repetition or 1
+  local positions = repeats.order(self.seed, key, #labels, repetition,
+    self.repeats > 1 and self.order or repeats.FIXED)
+  local seen = repetition .. "\0" .. key
+  if not self.ordered[seen] then
+    self.ordered[seen] = true
+    local names = json.array()
+    for i, position in ipairs(positions) do names[i] = labels[position] end
+    self.orders[#self.orders + 1] = { repetition = repetition, iteration = kind, at = at, order = names }
+  end
+  return positions
+end
+
+-- The pools in the current repetition's order: the order s:each_pool gives.
+function Run:pools_in_order()
+  local labels = {}
+  for i, pool in ipairs(self.pools) do labels[i] = pool.label end
+  local positions = self:iteration_order("pools", "pools\0" .. table.concat(labels, "\0"), nil, labels)
+  local ordered = {}
+  for i, position in ipairs(positions) do ordered[i] = self.pools[position] end
+  return ordered
+end
+
+function Run:start_repetition(repetition)
+  self.current_repetition = repetition
+  self.interim_comparisons = {}
+  if self.repeats == 1 then return end
+  local order = ""
+  if #self.pools > 1 then
+    local labels = {}
+    for i, pool in ipairs(self:pools_in_order()) do labels[i] = pool.label end
+    order = " (order: " .. table.concat(labels, ", ") .. ")"
+  end
+  say(string.format("-- repetition %d/%d%s", repetition, self.repeats, order))
+end
+
+-- A repetition's run function returned: its phases are a complete repetition, and the
+-- comparisons it built (over every repetition so far) are the ones an interrupted run keeps.
+function Run:end_repetition(repetition)
+  self.repetitions_completed = repetition
+  self.complete_comparisons = self.interim_comparisons
+  self.interim_comparisons = {}
+end
+
+-- s:repetition() -> the current repetition (1 .. N, nil in the run hooks) and N.
+function Run:repetition()
+  return self.current_repetition, self.repeats
 end
 
 -------------------------------------------------------------------------------------------
@@ -625,12 +721,14 @@ function Run:pool(label)
   return handle
 end
 
--- for label, pool in s:each_pool() do ... end, in the scenario's pool order
+-- for label, pool in s:each_pool() do ... end, in the scenario's pool order, or with
+-- repetitions in the repetition's order
 function Run:each_pool()
+  local pools = self:pools_in_order()
   local i = 0
   return function()
     i = i + 1
-    local pool = self.pools[i]
+    local pool = pools[i]
     if pool then return pool.label, self:pool(pool.label) end
   end
 end
@@ -805,7 +903,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     index = #self.records + 1, name = name, op = op, label = label, point = point,
     pool = pool_label and self:pool_name(pool_label) or nil, variant = variant,
     dimensions = dimensions, options = plain(options), started_at = now_iso(), status = "running",
-    target = target,
+    target = target, repetition = self.current_repetition,
   }
   local report = options.report or "compact"
   local make_printer = printers[report]
@@ -814,7 +912,9 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
       params.show(report)))
   end
   local description = describe_options(options)
-  say(string.format("[%d] %s%s%s%s", record.index, name, label ~= "run" and (" " .. label) or "",
+  local repetition = self.repeats > 1 and record.repetition and
+    string.format(" (repetition %d/%d)", record.repetition, self.repeats) or ""
+  say(string.format("[%d] %s%s%s%s%s", record.index, name, label ~= "run" and (" " .. label) or "", repetition,
     record.pool and ("  pool " .. record.pool) or (target and ("  " .. target) or ""), description ~= "" and ("  " .. description) or ""))
   local printer = make_printer(self, record, options)
   local hooks = self.scenario.hooks
@@ -1374,8 +1474,14 @@ function Run:sweep(definition, fn)
   -- its size before anything is made of it: a sweep too large to mean is refused (or asked
   -- about) before its points are built and before any of its phases runs
   say(string.format("sweep: %d points (%s)", definition.count, sweep.shape(definition)))
-  local confirmed, refusal = pcall(sweep.confirm, definition, self.context.yes, site)
-  if not confirmed then self:refuse_before_phases(refusal) end
+  -- with repetitions, the points of every repetition count: asked once, before the first
+  local at = params.where(site)
+  local confirm_key = at .. "\0" .. sweep.shape(definition)
+  if not self.confirmed[confirm_key] then
+    local confirmed, refusal = pcall(sweep.confirm, definition, self.context.yes, site, self.repeats)
+    if not confirmed then self:refuse_before_phases(refusal) end
+    self.confirmed[confirm_key] = true
+  end
   self.dimension_types = self.dimension_types or {}
   local points = sweep.points(definition, function(name, values)
     local param = self:dimension_type(name, values)
@@ -1383,7 +1489,12 @@ function Run:sweep(definition, fn)
     self.dimension_types[name] = param
     return param
   end)
-  self.sweeps[#self.sweeps + 1] = sweep.describe(definition, points)
+  -- described as it runs in the first repetition; later repetitions add their orders
+  local repetition = self.current_repetition or 1
+  if repetition == 1 then self.sweeps[#self.sweeps + 1] = sweep.describe(definition, points) end
+  local labels = {}
+  for n, point in ipairs(points) do labels[n] = point.label end
+  local positions = self:iteration_order("sweep", at .. "\0" .. table.concat(labels, "\0"), at, labels)
   local sweep_started
   local depth = #self.point_stack
   local touched = {}
@@ -1398,15 +1509,17 @@ function Run:sweep(definition, fn)
   local function next_point()
     self.point_stack[depth + 1] = nil
     i = i + 1
-    local point = points[i]
+    local point = points[positions[i]]
     if not point then return nil end
     if i == 1 then
       sweep_started = sys.monotonic()
-    elseif i == 2 then
+    elseif i == 2 and repetition == 1 then
       -- the first point's duration is the best estimate there is of the others'
       local took = sys.monotonic() - sweep_started
-      say(string.format("sweep: point 1 took %s; about %s for the remaining %d point%s", sweep.format_duration(took),
-        sweep.format_duration(took * (#points - 1)), #points - 1, #points > 2 and "s" or ""))
+      local all = self.repeats > 1 and string.format(" (about %s for its points in all %d repetitions)",
+        sweep.format_duration(took * (#points * self.repeats - 1)), self.repeats) or ""
+      say(string.format("sweep: point 1 took %s; about %s for the remaining %d point%s%s", sweep.format_duration(took),
+        sweep.format_duration(took * (#points - 1)), #points - 1, #points > 2 and "s" or "", all))
     end
     self.point_stack[depth + 1] = { point = point }
     say(string.format("-- point %d/%d: %s", i, #points, point.label))
@@ -1502,14 +1615,14 @@ local function load_previous(dir, site)
     local variant = copy(phase.variant)
     variant.run = run
     records[#records + 1] = { index = phase.index, name = phase.name, label = run .. " " .. tostring(phase.label),
-      point = phase.point, variant = variant, result = phase.result }
+      point = phase.point, variant = variant, result = phase.result, repetition = phase.repetition }
   end
   return records
 end
 
--- s:compare{by=, metrics=, phases=, baseline=, where=, with={dirs}, title=}
-function Run:compare(spec)
-  local site = params.site(2)
+-- A comparison over the first `count` phases recorded (spec as s:compare takes it), raised
+-- at the s:compare line `site` when it cannot be built.
+function Run:build_comparison(spec, site, count)
   spec = copy(spec)
   local records = {}
   local this_run = (self.results_dir or "this-run"):gsub("/+$", ""):match("([^/]+)$")
@@ -1520,7 +1633,8 @@ function Run:compare(spec)
     end
     spec.with = nil
   end
-  for _, record in ipairs(self.records) do
+  for i = 1, count do
+    local record = self.records[i]
     local r = copy(record)
     r.variant = copy(record.variant)
     r.variant.run = this_run
@@ -1542,6 +1656,51 @@ function Run:compare(spec)
     if is_operator_error(comparison) then error(comparison, 0) end
     fail_at(site, tostring(comparison))
   end
+  return comparison
+end
+
+-- A comparison built when first read: a table whose fields, pairs and length are those of
+-- build()'s result, computed on first use; force() returns the real table.
+local function deferred(build)
+  local built
+  local function force()
+    if not built then built = build() end
+    return built
+  end
+  local proxy = setmetatable({}, {
+    __index = function(_, key) return force()[key] end,
+    __newindex = function(_, key, value) force()[key] = value end,
+    __pairs = function() return next, force(), nil end,
+    __len = function() return #force() end,
+  })
+  return proxy, force
+end
+
+-- s:compare{by=, metrics=, phases=, baseline=, where=, with={dirs}, title=}
+-- With repetitions, a comparison covers every repetition so far. It is printed and kept in
+-- the results in the last repetition, which has them all; in the earlier ones it is only
+-- returned (and kept for a run that stops before its last repetition). Repetitions after
+-- the first build theirs only when the script reads it or the run needs it: so a run of
+-- many repetitions does not build a comparison over all phases so far in each of them.
+function Run:compare(spec)
+  local site = params.site(2)
+  spec = copy(spec)
+  local count = #self.records
+  local function build() return self:build_comparison(spec, site, count) end
+  local repetition = self.current_repetition
+  if repetition and repetition < self.repeats then
+    local comparison, force
+    if repetition == 1 then
+      -- built at once: a mistake in spec is reported here, in the first repetition
+      comparison = build()
+      force = function() return comparison end
+    else
+      comparison, force = deferred(build)
+    end
+    self.interim_comparisons[#self.interim_comparisons + 1] = force
+    return comparison
+  end
+  local comparison = build()
   self.comparisons[#self.comparisons + 1] = comparison
   for _, line in ipairs(compare.lines(comparison)) do say(line) end
   self:save(false)
@@ -1581,7 +1740,7 @@ function Run:document(complete, progress)
       reused = pool.created == false or nil, kept = pool.kept, deleted = pool.deleted or false,
       info = plain(pool.info), erasure_code_profile = plain(pool.erasure_code_profile) }
   end
-  local phases, sweeps, comparisons
+  local phases, sweeps, comparisons, orders
   if not progress then
     phases = json.array()
     for i, record in ipairs(self.records) do phases[i] = phase_entry(record) end
@@ -1589,6 +1748,8 @@ function Run:document(complete, progress)
     for i, s in ipairs(self.sweeps) do sweeps[i] = s end
     comparisons = json.array()
     for i, c in ipairs(self.comparisons) do comparisons[i] = c end
+    orders = json.array()
+    for i, o in ipairs(self.orders) do orders[i] = o end
   end
   local warnings = json.array()
   for i, w in ipairs(self.warnings) do warnings[i] = w end
@@ -1617,6 +1778,12 @@ function Run:document(complete, progress)
     phases = phases,
     comparisons = comparisons,
     warnings = warnings,
+    repeats = self.repeats,
+    order = self.order,
+    order_seed = self.seed,
+    orders = orders,
+    repetitions_completed = self.repetitions_completed,
+    repetition = progress and self.current_repetition or nil,
     journal = progress and results.JOURNAL or nil,
     phases_done = progress and #self.records or nil,
   }
@@ -1636,10 +1803,11 @@ function Run:save(complete)
   else
     local progress = self.progress_state
     if not progress then
-      progress = { phases = 0, sweeps = 0, comparisons = 0 }
+      progress = { phases = 0, sweeps = 0, comparisons = 0, orders = 0 }
       self.progress_state = progress
     end
     local entries = {}
+    for i = progress.orders + 1, #self.orders do entries[#entries + 1] = { order = self.orders[i] } end
     for i = progress.sweeps + 1, #self.sweeps do entries[#entries + 1] = { sweep = self.sweeps[i] } end
     for i = progress.phases + 1, #self.records do entries[#entries + 1] = { phase = phase_entry(self.records[i]) } end
     for i = progress.comparisons + 1, #self.comparisons do
@@ -1648,6 +1816,7 @@ function Run:save(complete)
     results.write_progress(self.results_dir, self:document(complete, true), entries, progress,
       { params_file = self.scenario.params:as_params_file(self.values) })
     progress.sweeps, progress.phases, progress.comparisons = #self.sweeps, #self.records, #self.comparisons
+    progress.orders = #self.orders
   end
   self.saved = true
 end
@@ -1683,6 +1852,19 @@ function Run:finish(ok, err)
     self.status = "ok"
   end
   if not ok then self.error_message = error_message(err) end
+  -- stopped before its last repetition ended: the comparisons built over the repetitions
+  -- that did end are the ones kept (printed below, with the count)
+  local stopped_in
+  if self.current_repetition and self.repetitions_completed < self.repeats then
+    stopped_in = self.current_repetition
+    if #self.comparisons == 0 and self.complete_comparisons and #self.complete_comparisons > 0 then
+      for _, force in ipairs(self.complete_comparisons) do
+        local built, comparison = pcall(force)
+        if built then self.comparisons[#self.comparisons + 1] = comparison end
+      end
+      self.show_comparisons = true
+    end
+  end
 
   local cleanup_errors = {}
   local function step(what, fn)
@@ -1755,6 +1937,19 @@ function Run:finish(ok, err)
     if #cleanup_errors > 0 and ok then
       self.status = "error"
       self.error_message = table.concat(cleanup_errors, "; ")
+    end
+    if self.show_comparisons then
+      self.show_comparisons = nil
+      for _, comparison in ipairs(self.comparisons) do
+        for _, line in ipairs(compare.lines(comparison)) do say(line) end
+      end
+    end
+    if stopped_in and self.repeats > 1 and not self.stop_announced then
+      self.stop_announced = true
+      local kept = self.repetitions_completed
+      say(string.format("%s in repetition %d of %d: %d complete repetition%s kept",
+        interrupted and "interrupted" or exit_code and "exited" or "failed", stopped_in, self.repeats, kept,
+        kept == 1 and "" or "s"))
     end
     self.finished = true
     if self.results_dir then

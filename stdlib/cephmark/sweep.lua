@@ -261,22 +261,44 @@ function M.format_duration(seconds)
   return string.format("%.1f days", seconds / 86400)
 end
 
--- Asks before a sweep above CONFIRM_ABOVE points runs: on a terminal, a question answered
--- with y; otherwise (a pipe, a CI job) a refusal naming --yes. `yes` is the run's --yes.
-function M.confirm(self, yes, site)
-  if self.count <= M.CONFIRM_ABOVE or yes then return end
-  local what = string.format("sweep: %d points (%s) is more than %d", self.count, M.shape(self), M.CONFIRM_ABOVE)
+-- Asks before something of more than CONFIRM_ABOVE points runs: on a terminal, a question
+-- answered with y; otherwise (a pipe, a CI job) a refusal naming --yes. site (the line that
+-- asked for it) may be nil: then the refusal names no line.
+local function ask(what, site)
+  local where = site and (params.where(site) .. ": ") or ""
   if not sys.isatty(0) then
-    sys.fail(string.format("%s: %s; confirm it with `cephmark run --yes` (stdin is not a terminal to ask on)",
-      params.where(site), what))
+    sys.fail(string.format("%s%s; confirm it with `cephmark run --yes` (stdin is not a terminal to ask on)", where, what))
   end
   io.stdout:flush()
   io.stderr:write(what .. "; run them all? [y/N] ")
   io.stderr:flush()
   local answer = io.stdin:read("l")
   if not answer or not answer:match("^%s*[yY][eE]?[sS]?%s*$") then
-    sys.fail(string.format("%s: %s, not confirmed", params.where(site), what))
+    sys.fail(string.format("%s%s, not confirmed", where, what))
   end
+end
+
+-- Asks before a sweep above CONFIRM_ABOVE points runs, counting its points in every
+-- repetition (`repeats`, 1 if nil). `yes` is the run's --yes.
+function M.confirm(self, yes, site, repeats)
+  repeats = repeats or 1
+  if self.count * repeats <= M.CONFIRM_ABOVE or yes then return end
+  local what
+  if repeats > 1 then
+    what = string.format("sweep: %d points (%s) x %d repetitions = %d is more than %d", self.count, M.shape(self),
+      repeats, self.count * repeats, M.CONFIRM_ABOVE)
+  else
+    what = string.format("sweep: %d points (%s) is more than %d", self.count, M.shape(self), M.CONFIRM_ABOVE)
+  end
+  ask(what, site)
+end
+
+-- Asks before a run of more than CONFIRM_ABOVE repetitions, each of which runs at least one
+-- phase. site is the scenario's when its `repeats` asked for them, nil for --repeats.
+function M.confirm_repeats(repeats, yes, site)
+  if repeats <= M.CONFIRM_ABOVE or yes then return end
+  ask(string.format("%d repetitions (%s) is more than %d", repeats,
+    site and string.format("repeats = %d", repeats) or string.format("--repeats %d", repeats), M.CONFIRM_ABOVE), site)
 end
 
 -- The sweep as results record it: its mode, dimensions and values (formatted).

@@ -52,6 +52,12 @@ printf '%s{name="x", params={t=require("cephmark").integer("a")}, run=function()
 printf '%s{name="x", hooks={on_phase=print}, run=function() end}\n' "$scenario" >"$W/n15.lua"
 printf '%s{name="x", colour="red", run=function() end}\n' "$scenario" >"$W/n16.lua"
 printf '%s{name="x", params={r=require("cephmark").number(1e309)}, run=function() end}\n' "$scenario" >"$W/n17.lua"
+# repetitions: the scenario's repeats and order fields, checked where it is defined
+printf '%s{name="x", repeats=0, run=function() end}\n' "$scenario" >"$W/rp1.lua"
+printf '%s{name="x", repeats=-1, run=function() end}\n' "$scenario" >"$W/rp2.lua"
+printf '%s{name="x", repeats="x", run=function() end}\n' "$scenario" >"$W/rp3.lua"
+printf '%s{name="x", order="random", run=function() end}\n' "$scenario" >"$W/rp4.lua"
+printf '%s{name="x", repeats=2000, run=function() end}\n' "$scenario" >"$W/rp5.lua"
 printf '%s{seconds=0}\n' "$null" >"$W/n18.lua"
 printf '%s{threads="0x10", ops=1}\n' "$null" >"$W/n19.lua"
 printf 'ratio: .inf\n' >"$W/y11.yaml"
