@@ -1,9 +1,14 @@
 -- Comparisons: the chosen metrics of recorded phases, one row per variant (pool, sweep
 -- point, config setting, or any variant dimension) and phase, with each value's relative
--- difference against a baseline variant. Built from the phase records a scenario keeps,
--- printed as an aligned table, and stored in results as data.
+-- difference against a baseline variant. With repetitions every figure carries its 95 %
+-- interval, every change its interval, a verdict and the smallest change the repetitions
+-- detect (cephmark.stats, docs/statistics.md), and each phase and metric names its best
+-- variant and those as good within noise. Built from the phase records a scenario keeps
+-- (or two results folders: cmd/compare.lua), printed as an aligned table, and stored in
+-- results as data.
 
 local json = require "cephmark.json"
+local stats = require "cephmark.stats"
 
 local M = {}
 
@@ -116,6 +121,118 @@ function M.cell_value(records, metric)
   end
   if #records == 1 then return numbers[1], values end
   return median(numbers), values
+end
+
+-- The run a cell's phases come from (a results folder's name with s:compare{with=}, or this
+-- run's): repetition numbers pair two cells only within one run.
+local function run_of(cell)
+  local record = cell[1]
+  return record and record.variant and record.variant.run or ""
+end
+
+-- A cell's figures of one metric keyed by repetition, for cephmark.stats; figures that are
+-- missing or not finite are left out (the per-repetition list shows them as null).
+local function keyed_values(cell, metric)
+  local keyed = {}
+  for _, record in ipairs(cell) do
+    local value = M.value(record.result, metric)
+    if value ~= nil and value == value and value ~= math.huge and value ~= -math.huge then
+      keyed[record.repetition or 1] = value
+    end
+  end
+  return keyed
+end
+
+-- The verdict words of a metric: stats' for bandwidth, IOPS and latency; higher / lower
+-- for the others (counts, seconds).
+local function kind(metric)
+  return stats.kind_of(metric) or "latency"
+end
+
+-- row_stats(cell, metric [, base_cell, paired]) -> the figures of one row and metric: n,
+-- median, ci_low, ci_high (95 %, nil with one repetition) and values (per repetition, null
+-- where a phase has none); against a baseline cell also change, change_ci_low,
+-- change_ci_high (percent), mde (the smallest change these repetitions detect), paired,
+-- direction and verdict. paired = false for cells from different runs.
+function M.row_stats(cell, metric, base_cell, paired)
+  local keyed = keyed_values(cell, metric)
+  local summary = stats.summary(keyed)
+  local _, values = M.cell_value(cell, metric)
+  local entry = { n = summary.n, median = summary.median, ci_low = summary.ci_low, ci_high = summary.ci_high,
+    spread = summary.spread, values = values }
+  if base_cell then
+    local change = stats.change(keyed_values(base_cell, metric), keyed, { paired = paired ~= false })
+    entry.change, entry.change_ci_low, entry.change_ci_high = change.change, change.change_ci_low,
+      change.change_ci_high
+    entry.mde, entry.paired, entry.direction = change.mde, change.paired, change.direction
+    entry.verdict = stats.verdict(change, kind(metric))
+    entry.formatted = stats.format_change(change)
+  end
+  return entry
+end
+
+-- The encoded latency histograms of recorded results (a phase record holds a plain copy of
+-- its bench result, which the engine's own histogram registry does not know), weak-keyed:
+-- they live as long as the record, and are never written to results (docs/statistics.md).
+local histograms = setmetatable({}, { __mode = "k" })
+
+-- keep_histogram(record_result, bench_result): remembers the histogram of bench_result
+-- (one the engine measured in this process) for its plain copy record_result.
+function M.keep_histogram(record_result, bench_result)
+  local ok, control = pcall(require, "cephmark.control")
+  if not ok or type(record_result) ~= "table" or type(bench_result) ~= "table" then return end
+  local blob = control.histogram(bench_result)
+  if blob then histograms[record_result] = blob end
+end
+
+-- The pooled latency percentiles of a cell's phases: the exact merge of their histograms
+-- (stats.pooled_percentiles), for phases measured in this process with more than one
+-- repetition; nil otherwise (one repetition: its own percentiles are the pooled ones;
+-- phases read back from a results folder carry no histogram).
+local function pooled_latency(cell)
+  if #cell < 2 then return nil end
+  local blobs = {}
+  for i, record in ipairs(cell) do
+    local blob = type(record.result) == "table" and histograms[record.result]
+    if not blob then return nil end
+    blobs[i] = blob
+  end
+  local ok, latency = pcall(stats.pooled_percentiles, blobs)
+  if not ok or type(latency) ~= "table" then return nil end
+  local pooled = {}
+  for _, key in ipairs { "count", "avg", "p50", "p90", "p95", "p99", "p99_9", "p99_99" } do
+    if type(latency[key]) == "number" then pooled[key] = latency[key] end
+  end
+  return pooled
+end
+
+-- best_of(rows, metric [, paired]) -> {metric, best = variant, as_good = {variants}, n} for
+-- one phase's rows: the variant with the best median (highest bandwidth or IOPS, lowest
+-- latency) and those whose change against it has an interval that includes 0 (stats.best).
+-- nil for a metric without a better direction, or with no figures.
+function M.best_of(rows, metric, paired)
+  local metric_kind = stats.kind_of(metric)
+  if metric_kind == nil or #rows == 0 then return nil end
+  local summaries, same_run = {}, true
+  for i, row in ipairs(rows) do
+    local entry = row.stats and row.stats[metric]
+    local values, repetitions = {}, {}
+    for j, value in ipairs(entry and entry.values or {}) do
+      if type(value) == "number" then
+        values[#values + 1] = value
+        repetitions[#repetitions + 1] = row.repetitions and row.repetitions[j] or j
+      end
+    end
+    summaries[i] = { median = entry and entry.median, values = values, repetitions = repetitions }
+    if row.run ~= rows[1].run then same_run = false end
+  end
+  local best, as_good = stats.best(summaries, metric_kind, { paired = paired ~= false and same_run })
+  if best == nil then return nil end
+  local result = { metric = metric, best = rows[best].variant, as_good = json.array(), n = rows[best].n }
+  for _, i in ipairs(as_good) do
+    if i ~= best then result.as_good[#result.as_good + 1] = rows[i].variant end
+  end
+  return result
 end
 
 -- build(records, spec) -> comparison
@@ -250,11 +367,12 @@ function M.build(records, spec)
   end
 
   local comparison = { by = by, baseline = baseline, title = spec.title, metrics = json.array(),
-    phases = json.array(), rows = json.array(), repetitions = 1 }
+    phases = json.array(), rows = json.array(), repetitions = 1, best = json.array() }
   for i, metric in ipairs(metrics) do comparison.metrics[i] = metric end
   for i, name in ipairs(phase_names) do comparison.phases[i] = name end
   for _, name in ipairs(phase_names) do
     local base_cell = cells[name][baseline]
+    local phase_rows = {}
     for _, key in ipairs(ordered) do
       local cell = cells[name][key]
       if cell then
@@ -262,18 +380,29 @@ function M.build(records, spec)
         local record = cell[1]
         local row = { phase = name, variant = key, label = record.label, phase_index = record.index,
           baseline = key == baseline, values = {}, relative = {}, n = #cell, repetitions = json.array(),
-          per_repetition = {} }
+          per_repetition = {}, stats = {}, run = run_of(cell) ~= "" and run_of(cell) or nil }
         for i, r in ipairs(cell) do row.repetitions[i] = r.repetition or 1 end
         comparison.repetitions = math.max(comparison.repetitions, #cell)
+        local paired = base_cell ~= nil and run_of(base_cell) == run_of(cell)
         for _, metric in ipairs(metrics) do
           local value, values = M.cell_value(cell, metric)
           row.values[metric] = value
           row.per_repetition[metric] = values
-          if key ~= baseline and base_cell then
-            row.relative[metric] = M.relative(value, (M.cell_value(base_cell, metric)))
-          end
+          local entry = M.row_stats(cell, metric, key ~= baseline and base_cell or nil, paired)
+          row.stats[metric] = entry
+          if key ~= baseline and base_cell then row.relative[metric] = entry.change end
         end
+        local pooled = pooled_latency(cell)
+        if pooled then row.pooled = pooled end
         comparison.rows[#comparison.rows + 1] = row
+        phase_rows[#phase_rows + 1] = row
+      end
+    end
+    for _, metric in ipairs(metrics) do
+      local best = M.best_of(phase_rows, metric)
+      if best then
+        best.phase = name
+        comparison.best[#comparison.best + 1] = best
       end
     end
   end
@@ -306,74 +435,261 @@ function M.format_value(metric, value)
   return string.format("%.3f", value)
 end
 
+-- format_relative(percent) -> "(+106%)": a change measured once, in whole percent: one run
+-- says nothing of its own precision, so no decimals suggest one.
 function M.format_relative(percent)
   if percent == nil then return "(n/a)" end
-  -- a difference that rounds to zero prints as +0.0%, never -0.0%
-  if math.abs(percent) < 0.05 then percent = 0 end
-  return string.format("(%+.1f%%)", percent)
+  local text = string.format("%+.0f%%", percent)
+  if text == "-0%" then text = "+0%" end
+  return "(" .. text .. ")"
 end
 
--- lines(comparison) -> the table as text lines, columns aligned; each value is followed by
--- its difference against the baseline row of the same phase.
-function M.lines(comparison)
-  local heading = { "phase", comparison.by == "variant" and "variant" or comparison.by }
-  local table_rows = {}
-  for _, row in ipairs(comparison.rows) do
-    local cells = { row.phase, row.variant .. (row.baseline and " *" or "") }
-    for _, metric in ipairs(comparison.metrics) do
-      local relative = ""
-      if not row.baseline then relative = M.format_relative(row.relative[metric]) end
-      cells[#cells + 1] = { M.format_value(metric, row.values[metric]), relative }
-    end
-    table_rows[#table_rows + 1] = cells
+local function scaled(metric, value)
+  if metric:match("^lat%.") then return value * 1000 end
+  return value
+end
+
+-- format_interval(metric, entry) -> "189 [181, 197]": a median with its 95 % interval (the
+-- unit of M.format_value), with the decimals the interval's width supports (the last digit
+-- one place below the width's leading digit); the median alone when there is no interval.
+function M.format_interval(metric, entry)
+  if entry == nil or entry.median == nil then return "-" end
+  if entry.ci_low == nil or entry.ci_high == nil then return M.format_value(metric, entry.median) end
+  local median, low, high = scaled(metric, entry.median), scaled(metric, entry.ci_low), scaled(metric, entry.ci_high)
+  local width = high - low
+  if width <= 0 then
+    local same = M.format_value(metric, entry.median)
+    return string.format("%s [%s, %s]", same, same, same)
   end
-  local widths = { #heading[1], #heading[2] }
-  local value_widths, relative_widths = {}, {}
-  for m, metric in ipairs(comparison.metrics) do
-    value_widths[m], relative_widths[m] = #M.header(metric), 0
-  end
-  for _, cells in ipairs(table_rows) do
-    widths[1] = math.max(widths[1], #cells[1])
-    widths[2] = math.max(widths[2], #cells[2])
-    for m = 1, #comparison.metrics do
-      value_widths[m] = math.max(value_widths[m], #cells[m + 2][1])
-      relative_widths[m] = math.max(relative_widths[m], #cells[m + 2][2])
-    end
-  end
-  local function metric_cell(m, value, relative)
-    local text = string.rep(" ", value_widths[m] - #value) .. value
-    if relative_widths[m] > 0 then
-      text = text .. " " .. relative .. string.rep(" ", relative_widths[m] - #relative)
-    end
-    return text
+  local decimals = math.max(0, math.min(3, 1 - math.floor(math.log(width, 10))))
+  if integral[metric] then decimals = 0 end
+  local form = "%." .. decimals .. "f"
+  return string.format(form .. " [" .. form .. ", " .. form .. "]", median, low, high)
+end
+
+-- format_detectable(mde) -> "12 %", "1.4 %", "0.06 %": the smallest detectable change to
+-- two significant digits at most (it is itself an estimate from the spread seen).
+function M.format_detectable(mde)
+  if mde == nil then return "" end
+  if mde <= 0 then return "0 %" end
+  local decimals = math.max(0, math.min(3, 1 - math.floor(math.log(mde, 10))))
+  if mde >= 10 then decimals = 0 end
+  return string.format("%." .. decimals .. "f %%", mde)
+end
+
+local function pad(text, width, right)
+  if right then return string.rep(" ", width - #text) .. text end
+  return text .. string.rep(" ", width - #text)
+end
+
+-- Columns of text, aligned: spec = {{title, right = bool}, ...}, rows of cells.
+local function aligned(spec, rows)
+  local widths = {}
+  for c, column in ipairs(spec) do widths[c] = utf8.len(column[1]) or #column[1] end
+  for _, cells in ipairs(rows) do
+    for c = 1, #spec do widths[c] = math.max(widths[c], utf8.len(cells[c]) or #cells[c]) end
   end
   local lines = {}
-  local repetitions = (comparison.repetitions or 1) > 1 and
-    string.format("; medians of %d repetitions", comparison.repetitions) or ""
-  local title = comparison.title or string.format("comparison by %s (baseline %s, marked *%s)",
-    comparison.by, comparison.baseline, repetitions)
-  lines[1] = title
-  local head = { string.format("%-" .. widths[1] .. "s  %-" .. widths[2] .. "s", heading[1], heading[2]) }
-  for m, metric in ipairs(comparison.metrics) do head[#head + 1] = metric_cell(m, M.header(metric), "") end
-  lines[2] = (table.concat(head, "  "):gsub("%s+$", ""))
-  for _, cells in ipairs(table_rows) do
-    local parts = { string.format("%-" .. widths[1] .. "s  %-" .. widths[2] .. "s", cells[1], cells[2]) }
-    for m = 1, #comparison.metrics do parts[#parts + 1] = metric_cell(m, cells[m + 2][1], cells[m + 2][2]) end
-    lines[#lines + 1] = (table.concat(parts, "  "):gsub("%s+$", ""))
+  local function render(cells)
+    local parts = {}
+    for c, column in ipairs(spec) do
+      local text = cells[c]
+      local extra = #text - (utf8.len(text) or #text)
+      parts[c] = pad(text, widths[c] + extra, column.right)
+    end
+    return (table.concat(parts, "  "):gsub("%s+$", ""))
+  end
+  local titles = {}
+  for c, column in ipairs(spec) do titles[c] = column[1] end
+  lines[1] = render(titles)
+  for _, cells in ipairs(rows) do lines[#lines + 1] = render(cells) end
+  return lines
+end
+
+-- The pooled percentile of a latency metric ("lat.p99" -> row.pooled.p99), if any.
+local function pooled_value(row, metric)
+  local key = metric:match("^lat%.(p[%d_]+)$")
+  return key and row.pooled and row.pooled[key] or nil
+end
+
+local function best_lines(comparison, single)
+  local lines = {}
+  local variants = {}
+  for _, row in ipairs(comparison.rows) do variants[row.variant] = true end
+  local count = 0
+  for _ in pairs(variants) do count = count + 1 end
+  if comparison.by ~= "point" and count < 3 then return lines end
+  if single then
+    -- one line per phase: with one run each, nothing says which others are as good
+    local by_phase, phases = {}, {}
+    for _, best in ipairs(comparison.best or {}) do
+      if not by_phase[best.phase] then
+        by_phase[best.phase] = {}
+        phases[#phases + 1] = best.phase
+      end
+      local list = by_phase[best.phase]
+      list[#list + 1] = M.header(best.metric) .. " " .. best.best
+    end
+    for _, phase in ipairs(phases) do
+      lines[#lines + 1] = string.format("best %s: %s (one run each: which others are as good is unknown)", phase,
+        table.concat(by_phase[phase], ", "))
+    end
+    return lines
+  end
+  for _, best in ipairs(comparison.best or {}) do
+    local tail
+    if #best.as_good == 0 then
+      tail = "no other " .. comparison.by .. " within noise"
+    else
+      tail = "as good within noise: " .. table.concat(best.as_good, ", ")
+    end
+    lines[#lines + 1] = string.format("best %s %s: %s (%s)", best.phase, M.header(best.metric), best.best, tail)
   end
   return lines
 end
 
+-- The one-repetition table: a column per metric, each value followed by its change against
+-- the baseline row of the same phase in whole percent.
+local function single_lines(comparison)
+  local spec = { { "phase" }, { comparison.by == "variant" and "variant" or comparison.by } }
+  for _, metric in ipairs(comparison.metrics) do spec[#spec + 1] = { M.header(metric), right = true } end
+  local rows = {}
+  for _, row in ipairs(comparison.rows) do
+    local cells = { row.phase, row.variant .. (row.baseline and " *" or "") }
+    for _, metric in ipairs(comparison.metrics) do
+      local text = M.format_value(metric, row.values[metric])
+      if not row.baseline then text = text .. " " .. M.format_relative(row.relative[metric]) end
+      cells[#cells + 1] = text
+    end
+    rows[#rows + 1] = cells
+  end
+  -- the changes' column of a metric starts at the same place on every row
+  for m = 1, #comparison.metrics do
+    local c = m + 2
+    local value_width, relative_width = #spec[c][1], 0
+    for _, cells in ipairs(rows) do
+      local value, relative = cells[c]:match("^(%S+) ?(.*)$")
+      value_width = math.max(value_width, #value)
+      relative_width = math.max(relative_width, #relative)
+    end
+    spec[c].right = false
+    spec[c][1] = pad(spec[c][1], value_width, true)
+    for _, cells in ipairs(rows) do
+      local value, relative = cells[c]:match("^(%S+) ?(.*)$")
+      cells[c] = pad(value, value_width, true) .. (relative_width > 0 and " " .. pad(relative, relative_width) or "")
+    end
+  end
+  local title = comparison.title or string.format(
+    "comparison by %s (baseline %s, marked *; one run each: the uncertainty of these changes is unknown, --repeats N measures it)",
+    comparison.by, comparison.baseline)
+  local lines = { title }
+  for _, line in ipairs(aligned(spec, rows)) do lines[#lines + 1] = line end
+  return lines
+end
+
+-- The table with repetitions: a line per phase, metric and variant with the median and its
+-- interval, the change against the baseline with its interval, the verdict, and the
+-- smallest change the repetitions detect.
+local function repeated_lines(comparison)
+  local by = comparison.by == "variant" and "variant" or comparison.by
+  local pooled = false
+  for _, row in ipairs(comparison.rows) do
+    for _, metric in ipairs(comparison.metrics) do
+      if pooled_value(row, metric) then pooled = true end
+    end
+  end
+  local spec = { { "phase" }, { "metric" }, { by }, { "median [95 % interval]", right = true } }
+  if pooled then spec[#spec + 1] = { "pooled", right = true } end
+  spec[#spec + 1] = { "change [95 % interval]" }
+  spec[#spec + 1] = { "verdict" }
+  spec[#spec + 1] = { "detectable", right = true }
+  local rows = {}
+  for _, phase in ipairs(comparison.phases) do
+    for _, metric in ipairs(comparison.metrics) do
+      local first = true
+      for _, row in ipairs(comparison.rows) do
+        if row.phase == phase then
+          local entry = row.stats and row.stats[metric] or {}
+          local cells = { first and phase or "", first and M.header(metric) or "",
+            row.variant .. (row.baseline and " *" or ""), M.format_interval(metric, entry) }
+          if pooled then
+            local value = pooled_value(row, metric)
+            cells[#cells + 1] = value and M.format_value(metric, value) or ""
+          end
+          if row.baseline then
+            cells[#cells + 1], cells[#cells + 2], cells[#cells + 3] = "", "", ""
+          else
+            cells[#cells + 1] = entry.formatted or M.format_relative(row.relative[metric])
+            cells[#cells + 1] = entry.verdict or ""
+            cells[#cells + 1] = M.format_detectable(entry.mde)
+          end
+          rows[#rows + 1] = cells
+          first = false
+        end
+      end
+    end
+  end
+  local title = comparison.title or string.format(
+    "comparison by %s (baseline %s, marked *): medians of %d repetitions", comparison.by, comparison.baseline,
+    comparison.repetitions)
+  local lines = { title }
+  for _, line in ipairs(aligned(spec, rows)) do lines[#lines + 1] = line end
+  local paired = false
+  for _, row in ipairs(comparison.rows) do
+    for _, entry in pairs(row.stats or {}) do
+      if entry.paired then paired = true end
+    end
+  end
+  lines[#lines + 1] = string.format("[ ]: 95 %% intervals; change: %s; detectable: the smallest change " ..
+    "these repetitions detect 80 %% of the time at the spread seen%s", paired and
+    "paired with the baseline by repetition" or "against the baseline", pooled and
+    "; pooled: the percentile of all repetitions' latencies merged" or "")
+  return lines
+end
+
+-- lines(comparison) -> the table as text lines, columns aligned, then the best variant of
+-- each phase and metric of a sweep (or of three variants or more).
+function M.lines(comparison)
+  local single = (comparison.repetitions or 1) <= 1
+  local lines = single and single_lines(comparison) or repeated_lines(comparison)
+  for _, line in ipairs(best_lines(comparison, single)) do lines[#lines + 1] = line end
+  return lines
+end
+
+-- The standing of a row's variant among its phase's for a metric: "best", "as good" (within
+-- noise of the best) or "" (worse, or a metric without a better direction).
+local function standing(comparison, row, metric)
+  for _, best in ipairs(comparison.best or {}) do
+    if best.phase == row.phase and best.metric == metric then
+      if best.best == row.variant then return "best" end
+      for _, variant in ipairs(best.as_good) do
+        if variant == row.variant then return "as good" end
+      end
+      return ""
+    end
+  end
+  return ""
+end
+
 -- csv_rows(comparisons) -> rows for comparison.csv: one per comparison, phase, variant and
--- metric (a long table: its columns never change with the metrics chosen).
+-- metric (a long table: its columns never change with the metrics chosen). values holds
+-- the per-repetition figures joined by ";" (empty where a repetition has none).
 function M.csv_rows(comparisons)
   local rows = {}
   for c, comparison in ipairs(comparisons) do
     for _, row in ipairs(comparison.rows) do
       for _, metric in ipairs(comparison.metrics) do
+        local entry = row.stats and row.stats[metric] or {}
+        local values = {}
+        for i, value in ipairs(entry.values or {}) do
+          values[i] = type(value) == "number" and string.format("%.17g", value) or ""
+        end
         rows[#rows + 1] = { comparison = c, by = comparison.by, baseline = comparison.baseline,
           phase = row.phase, variant = row.variant, is_baseline = row.baseline, metric = metric,
-          value = row.values[metric], relative_pct = row.relative[metric] }
+          value = row.values[metric], relative_pct = row.relative[metric], n = entry.n, median = entry.median,
+          ci_low = entry.ci_low, ci_high = entry.ci_high, change = entry.change,
+          change_ci_low = entry.change_ci_low, change_ci_high = entry.change_ci_high, verdict = entry.verdict,
+          mde = entry.mde, standing = standing(comparison, row, metric), values = table.concat(values, ";") }
       end
     end
   end
@@ -381,6 +697,7 @@ function M.csv_rows(comparisons)
 end
 
 M.csv_columns = { "comparison", "by", "baseline", "phase", "variant", "is_baseline", "metric",
-  "value", "relative_pct" }
+  "value", "relative_pct", "n", "median", "ci_low", "ci_high", "change", "change_ci_low", "change_ci_high",
+  "verdict", "mde", "standing", "values" }
 
 return M

@@ -937,6 +937,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
       if k ~= "series" then summary[k] = v end
     end
     record.result = plain(summary)
+    compare.keep_histogram(record.result, result)
     record.series = plain(result.series or {})
     if #record.series == 0 then record.series = json.array() end
     record.elapsed = result.elapsed or record.elapsed

@@ -61,7 +61,7 @@ run_cli 0 run "$work/points.lua" --repeats 3 -o "$work/three"
 expect_stdout '^-- repetition 1/3$'
 expect_stdout '^-- repetition 3/3$'
 expect_stdout '^\[3\] write b \(repetition 2/3\)  ops=10 threads=2 delay='
-expect_stdout '^comparison by point \(baseline a, marked \*; medians of 3 repetitions\)$'
+expect_stdout '^comparison by point \(baseline a, marked \*\): medians of 3 repetitions$'
 checks=$((checks + 1))
 tables=$(grep -c '^comparison by point' "$out_file")
 [ "$tables" = 1 ] || { failures=$((failures + 1)); echo "FAIL: $tables comparison tables printed, expected 1"; }
@@ -115,7 +115,7 @@ if grep -q '^-- repetition 3/5' "$work/bg.out"; then
   expect_faster_than 15 "$start"
   cp "$work/bg.out" "$out_file"
   expect_stdout '^interrupted in repetition 3 of 5: 2 complete repetitions kept$'
-  expect_stdout '^comparison by point \(baseline a, marked \*; medians of 2 repetitions\)$'
+  expect_stdout '^comparison by point \(baseline a, marked \*\): medians of 2 repetitions$'
   expect_stdout "^results: $work/interrupted\$"
   orders_of "$work/interrupted" >"$work/interrupted.txt"
   checks=$((checks + 1))

@@ -9,7 +9,7 @@ trap 'rm -rf "$work" "$out_file" "$err_file"' EXIT
 
 # 1. next to the scenario, for real on the cluster (both scenarios share the library)
 run_cli 0 run "$lib/small-objects.lua" -p seconds=1 -p k=2 -p m=1 -o "$work/small"
-expect_stdout '^comparison by pool \(baseline replica, marked \*\)$'
+expect_stdout '^comparison by pool \(baseline replica, marked \*; one run each: the uncertainty of these changes is unknown, --repeats N measures it\)$'
 expect_stdout '^write  ec +[0-9.]+ \([-+][0-9.]+%\)'
 checks=$((checks + 1))
 [ -s "$work/small/results.json" ] || { failures=$((failures + 1)); echo "FAIL: no results.json"; }

@@ -144,7 +144,7 @@ bconf="$bluestore/ceph.conf"
 run_cli 0 run "$scenarios/rbd-replica-vs-ec.lua" -c "$bconf" -p size=16M -p seconds=1 -o "$work/ec"
 expect_stdout '^pool ec: allow_ec_overwrites = true$'
 expect_stdout '^image ec: cephmark-rbd-replica-vs-ec-replica/cephmark-rbd-replica-vs-ec-ec, 16M, data in cephmark-rbd-replica-vs-ec-ec$'
-expect_stdout '^comparison by image \(baseline replica, marked \*\)$'
+expect_stdout '^comparison by image \(baseline replica, marked \*; one run each: the uncertainty of these changes is unknown, --repeats N measures it\)$'
 expect_stdout '^phase +image +IOPS +MiB/s +p50 ms +p99 ms$'
 expect_stdout '^randwrite +replica \* +[0-9]+ '
 expect_stdout '^randwrite +ec +[0-9]+ \([+-][0-9.]+%\) '

@@ -59,7 +59,7 @@ expect_count '^pool ec: deleted cephmark-ec-vs-replica-ec$' 1
 expect_stdout '^-- repetition 1/2 \(order: replica, ec\)$'
 expect_stdout '^-- repetition 2/2 \(order: ec, replica\)$'
 expect_stdout '^\[9\] write ec \(repetition 2/2\)  pool cephmark-ec-vs-replica-ec  '
-expect_stdout '^comparison by pool \(baseline replica, marked \*; medians of 2 repetitions\)$'
+expect_stdout '^comparison by pool \(baseline replica, marked \*\): medians of 2 repetitions$'
 expect_stdout '^write +ec +[0-9.]+ \([+-][0-9.]+%\)'
 expect_count '^comparison by pool' 1
 json_check "$work/ec" 'r.status == "ok" and r.repeats == 2 and r.repetitions_completed == 2 and #r.phases == 16' "16 phases in two repetitions"
@@ -76,7 +76,7 @@ run_cli 0 run "$scenarios/tuning-debug-log.lua" --repeats 2 -p seconds=1 -p prog
 expect_count '^  config osd/debug_osd restored to ' 2
 expect_count '^  config osd/debug_ms restored to ' 2
 expect_stdout '^-- point 1/2: 0/0$'
-expect_stdout '^comparison by point \(baseline defaults, marked \*; medians of 2 repetitions\)$'
+expect_stdout '^comparison by point \(baseline defaults, marked \*\): medians of 2 repetitions$'
 json_check "$work/tuning" '#r.phases == 8 and r.phases[1].point == "defaults" and r.phases[5].point == "0/0" and r.phases[7].point == "defaults"' "defaults, 0/0, then 0/0, defaults"
 json_check "$work/tuning" 'r.config[1].restored and r.config[2].restored' "config recorded as restored"
 

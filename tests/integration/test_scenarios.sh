@@ -64,7 +64,7 @@ expect_no_pools
 
 # --- ec-vs-replica: the README's main command, with -p knobs shaping the pools --------------
 run_cli 0 run "$scenarios/ec-vs-replica.lua" -p seconds=1 -p block_size=64K -p size=2 -o "$work/ec"
-expect_stdout '^comparison by pool \(baseline replica, marked \*\)$'
+expect_stdout '^comparison by pool \(baseline replica, marked \*; one run each: the uncertainty of these changes is unknown, --repeats N measures it\)$'
 expect_stdout '^phase +pool +MiB/s +IOPS +p50 ms +p99 ms$'
 expect_stdout '^write +replica \* +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9.]+$'
 expect_stdout '^write +ec +[0-9.]+ \([+-][0-9.]+%\) +[0-9]+ \([+-][0-9.]+%\) +[0-9.]+ \([+-][0-9.]+%\) +[0-9.]+ \([+-][0-9.]+%\)$'

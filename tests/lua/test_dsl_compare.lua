@@ -35,12 +35,12 @@ t.eq(c.rows[2].values.iops, 30.85, "values kept")
 
 local lines = compare.lines(c)
 local want = {
-  "comparison by pool (baseline replica, marked *)",
-  "phase  pool       MiB/s           IOPS           p50 ms            p99 ms",
-  "write  replica *  100.0             25            10.00             40.00",
-  "write  ec         123.4 (+23.4%)    31 (+23.4%)   8.000 (-20.0%)    50.00 (+25.0%)",
-  "seq    replica *  400.0            100            2.000             8.000",
-  "seq    ec         200.0 (-50.0%)    50 (-50.0%)   4.000 (+100.0%)   8.000 (+0.0%)",
+  "comparison by pool (baseline replica, marked *; one run each: the uncertainty of these changes is unknown, --repeats N measures it)",
+  "phase  pool       MiB/s         IOPS         p50 ms          p99 ms",
+  "write  replica *  100.0           25          10.00           40.00",
+  "write  ec         123.4 (+23%)    31 (+23%)   8.000 (-20%)    50.00 (+25%)",
+  "seq    replica *  400.0          100          2.000           8.000",
+  "seq    ec         200.0 (-50%)    50 (-50%)   4.000 (+100%)   8.000 (+0%)",
 }
 t.eq(#lines, #want, "table line count")
 for i = 1, #want do t.eq(lines[i], want[i], "table line " .. i) end
@@ -49,8 +49,8 @@ for i = 1, #want do t.eq(lines[i], want[i], "table line " .. i) end
 t.near(compare.relative(112.3, 100), 12.3, 1e-9, "+12.3%")
 t.eq(compare.relative(5, 0), nil, "no percentage against zero")
 t.eq(compare.relative(0, 0), 0, "zero against zero")
-t.eq(compare.format_relative(12.345), "(+12.3%)", "formatted with a sign")
-t.eq(compare.format_relative(-0.01), "(+0.0%)", "never -0.0%")
+t.eq(compare.format_relative(12.345), "(+12%)", "one run: whole percent, with a sign")
+t.eq(compare.format_relative(-0.01), "(+0%)", "never -0%")
 t.eq(compare.format_relative(nil), "(n/a)", "no baseline value")
 t.eq(compare.format_value("lat.p99", 0.0123), "12.30", "latency in ms")
 t.eq(compare.format_value("iops", 3712.6), "3713", "IOPS as an integer")
@@ -60,7 +60,7 @@ local c2 = compare.build(records, { by = "pool", metrics = { "lat.p99", "errors"
 t.eq(c2.baseline, "replica", "default baseline: the first variant")
 t.eq(#c2.rows, 3, "seq for both pools, cleanup for replica only")
 t.eq(c2.rows[3].phase, "cleanup", "phases in the order asked")
-t.eq(compare.lines(c2)[2], "phase    pool       p99 ms          errors", "headers of the chosen metrics")
+t.eq(compare.lines(c2)[2], "phase    pool       p99 ms        errors", "headers of the chosen metrics")
 
 -- by a sweep dimension, filtered with where
 local swept = {
@@ -149,7 +149,7 @@ t.ok(p50_1 >= 0.001 and p50_2 >= 0.002, "each p50 is at least its delay")
 t.match(text, "\nwrite  2ms +" .. compare.format_value("lat.p50", p50_2):gsub("%.", "%%.") .. " " ..
   compare.format_relative(rows[2].relative["lat.p50"]):gsub("[%(%)%.%+%%]", "%%%0") .. "\n", "the printed row")
 local csv = sys.read_file(out .. "/comparison.csv")
-t.match(csv, "^comparison,by,baseline,phase,variant,is_baseline,metric,value,relative_pct\n", "comparison.csv header")
+t.match(csv, "^comparison,by,baseline,phase,variant,is_baseline,metric,value,relative_pct,n,median,ci_low,ci_high,change,change_ci_low,change_ci_high,verdict,mde,standing,values\n", "comparison.csv header")
 t.match(csv, "\n1,delay,1ms,write,2ms,false,lat.p50,0.002%d*,%d", "comparison.csv row")
 
 -- against an earlier run's results folder: by = "run", the earlier run is the baseline

@@ -155,7 +155,7 @@ t.match(printed, "for the remaining 1 point %(about [%d.]+ s for its points in a
   "the estimate counts every repetition")
 local _, tables = printed:gsub("comparison by point", "")
 t.eq(tables, 1, "the comparison is printed once, in the last repetition")
-t.match(printed, "\ncomparison by point %(baseline fast, marked %*; medians of 4 repetitions%)\n",
+t.match(printed, "\ncomparison by point %(baseline fast, marked %*%): medians of 4 repetitions\n",
   "over every repetition, as medians")
 t.eq(calls.compared and calls.compared.rows[1].n, 4, "its rows count the repetitions")
 
