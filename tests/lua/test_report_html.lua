@@ -135,6 +135,7 @@ local second = assert(html.normalize(comparison_doc, "results/ec-vs-replica-2"))
 local both = html.build({ run, second })
 t.match(both, '<section class="run" id="across">', "across-runs section")
 t.match(both, "MiB/s across runs", "bandwidth across runs")
+t.match(both, "Whiskers: ± per%-second stddev within each phase, not an uncertainty", "across runs: whiskers labelled")
 t.match(both, "write replica: latency by percentile, by run", "percentiles across runs")
 t.match(both, 'href="#run%-2"', "navigation to each run")
 

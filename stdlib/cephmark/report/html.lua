@@ -2,9 +2,11 @@
 -- fetches) built from one or more results folders. For each run: cluster facts and params,
 -- the phase table, per-phase per-second timelines of bandwidth/IOPS and latency, latency
 -- percentile curves on a log scale, sweep curves (a metric vs one swept dimension, one line
--- per value of another, both ways round) and variant comparisons as bars with per-second
--- stddev whiskers; with several runs, a side-by-side section comparing them. Every chart
--- is followed by the table behind it. The same tables feed the CSV files (see tables()).
+-- per value of another, both ways round; with repetitions, medians with their 95 %
+-- intervals) and variant comparisons as bars with whiskers of their 95 % intervals and
+-- marks for the best variant, those as good within noise and those not told apart from the
+-- baseline; with several runs, a side-by-side section comparing them. Every chart is
+-- followed by the table behind it. The same tables feed the CSV files (see tables()).
 
 local compare = require "cephmark.compare"
 local scale = require "cephmark.report.scale"
@@ -934,6 +936,7 @@ local function across_runs(runs)
     if any then
       local title = metric[3] .. " across runs"
       out[#out + 1] = figure(svg.bars { title = title, categories = keys, groups = groups,
+        note = "Whiskers: ± per-second stddev within each phase, not an uncertainty of the figure.",
         y = { title = metric[3], format = metric[4] }, width = math.max(600, 110 * #keys) },
         { { title = title, rows = rows, columns = { { key = "phase", title = "phase" }, { key = "run", title = "run" },
           { key = "value", title = metric[3], format = metric[4] },
