@@ -1,7 +1,10 @@
 -- The HTML report built from results documents (stdlib/cephmark/report/html.lua): which
 -- charts appear for a variant comparison, a sweep and a drop-in command's result, that each
 -- chart carries data points, that several runs get an across-runs section, that text from
--- the results is escaped, and that the page fetches nothing.
+-- the results is escaped, and that the page fetches nothing. With repetitions: whiskers
+-- that are the 95 % intervals, the per-second stddev labelled as such, none for one run,
+-- and the marks of the best variant, those as good within noise and those not told apart
+-- from the baseline.
 local html = require "cephmark.report.html"
 local results = require "cephmark.results"
 local t = require "cephmark.test"
@@ -132,6 +135,7 @@ local second = assert(html.normalize(comparison_doc, "results/ec-vs-replica-2"))
 local both = html.build({ run, second })
 t.match(both, '<section class="run" id="across">', "across-runs section")
 t.match(both, "MiB/s across runs", "bandwidth across runs")
+t.match(both, "Whiskers: ± per%-second stddev within each phase, not an uncertainty", "across runs: whiskers labelled")
 t.match(both, "write replica: latency by percentile, by run", "percentiles across runs")
 t.match(both, 'href="#run%-2"', "navigation to each run")
 
@@ -148,5 +152,175 @@ t.eq(charts_have_data(html.build({ bench_run }), "rados-bench"), 3, "percentiles
 local nothing, why = html.normalize({ hello = 1 }, "x")
 t.eq(nothing, nil, "a document without phases or result is refused")
 t.eq(why, "it holds neither phases nor a result", "with a reason")
+
+-- ---------------------------------------------------------------- repetitions
+
+local json = require "cephmark.json"
+
+-- A comparison row as compare.build writes it: stats per metric, values per repetition.
+local function stats_entry(median, low, high, n, extra)
+  local values = json.array()
+  for i = 1, n do values[i] = median end
+  local entry = { n = n, median = median, ci_low = low, ci_high = high, values = values }
+  for k, v in pairs(extra or {}) do entry[k] = v end
+  return entry
+end
+
+local function repeated_doc(n)
+  local doc = { scenario = { name = "null-delays" }, status = "ok", complete = true, phases = {}, sweeps = {} }
+  for i = 1, 3 * n do
+    local variant = ({ "a", "b", "c" })[(i - 1) // n + 1]
+    local p = phase(i, "write", variant, 100, 0.001, { point = variant })
+    p.repetition = (i - 1) % n + 1
+    doc.phases[i] = p
+  end
+  local one = n == 1
+  local function ci(median, half) return not one and median - half or nil, not one and median + half or nil end
+  local a_low, a_high = ci(100, 10)
+  local b_low, b_high = ci(140, 5)
+  local c_low, c_high = ci(136, 20)
+  local rows = json.array()
+  rows[1] = { phase = "write", phase_index = 1, variant = "a", baseline = true, relative = {}, n = n,
+    values = { bandwidth_mib = 100 }, stats = { bandwidth_mib = stats_entry(100, a_low, a_high, n) } }
+  rows[2] = { phase = "write", phase_index = n + 1, variant = "b", baseline = false, n = n,
+    relative = { bandwidth_mib = 40 }, values = { bandwidth_mib = 140 },
+    stats = { bandwidth_mib = stats_entry(140, b_low, b_high, n, { change = 40, change_ci_low = not one and 31.2 or nil,
+      change_ci_high = not one and 49.6 or nil, mde = not one and 8.31 or nil, paired = true,
+      direction = one and "unknown" or "up", verdict = one and "one run each: uncertainty unknown" or "faster",
+      formatted = one and "+40 % [-, -]" or "+40 % [+31, +50]" }) } }
+  rows[3] = { phase = "write", phase_index = 2 * n + 1, variant = "c", baseline = false, n = n,
+    relative = { bandwidth_mib = 36 }, values = { bandwidth_mib = 136 },
+    stats = { bandwidth_mib = stats_entry(136, c_low, c_high, n, { change = 36, change_ci_low = not one and -1.5 or nil,
+      change_ci_high = not one and 77 or nil, mde = not one and 42 or nil, paired = true,
+      direction = one and "unknown" or "none",
+      verdict = one and "one run each: uncertainty unknown" or "no difference detectable (±39 %)",
+      formatted = one and "+36 % [-, -]" or "+36 % [-2, +77]" }) } }
+  local as_good = json.array()
+  if not one then as_good[1] = "c" end
+  doc.comparisons = { { by = "point", baseline = "a", metrics = { "bandwidth_mib" }, phases = { "write" },
+    repetitions = n, rows = rows,
+    best = { { phase = "write", metric = "bandwidth_mib", best = "b", as_good = as_good, n = n } } } }
+  return doc
+end
+
+-- the one bar chart of a page, and its bars and whiskers in drawing order
+local function bar_chart(text)
+  local chart = text:match('<svg class="chart" data%-kind="bar".-</svg>')
+  assert(chart, "a bar chart")
+  local bars, whiskers = {}, {}
+  for y, height, value in chart:gmatch('<rect class="bar" x="[%d.]+" y="([%d.]+)" width="[%d.]+" height="([%d.]+)" fill="[^"]+" data%-value="([^"]+)"') do
+    bars[#bars + 1] = { y = tonumber(y), height = tonumber(height), value = tonumber(value) }
+  end
+  for low, high, top, bottom in chart:gmatch('<path class="error%-bar interval" data%-low="([^"]+)" data%-high="([^"]+)" d="M[%d.]+ ([%d.]+)V([%d.]+)') do
+    whiskers[#whiskers + 1] = { low = tonumber(low), high = tonumber(high), top = tonumber(top),
+      bottom = tonumber(bottom) }
+  end
+  return chart, bars, whiskers
+end
+
+local repeated = html.build({ assert(html.normalize(repeated_doc(5), "results/r5")) })
+local chart, bars, whiskers = bar_chart(repeated)
+t.eq(#bars, 3, "one bar per variant")
+t.eq(#whiskers, 3, "one interval whisker per variant")
+t.eq(count(chart, 'class="error%-bar"'), 0, "no per-second stddev whisker beside the intervals")
+-- the whiskers are the intervals, on the bars' own scale (linear from 0: px per unit = height / value)
+for i, want in ipairs { { 90, 110 }, { 135, 145 }, { 116, 156 } } do
+  local bar, whisker = bars[i] or { y = 0, height = 0, value = 1 }, whiskers[i] or {}
+  t.eq(whisker.low, want[1], "whisker " .. i .. " low is ci_low")
+  t.eq(whisker.high, want[2], "whisker " .. i .. " high is ci_high")
+  local bottom, per_unit = bar.y + bar.height, bar.height / bar.value
+  t.near(whisker.top or -1, bottom - want[2] * per_unit, 0.2, "whisker " .. i .. " top at ci_high on the axis")
+  t.near(whisker.bottom or -1, bottom - want[1] * per_unit, 0.2, "whisker " .. i .. " bottom at ci_low on the axis")
+end
+t.match(chart, "whiskers: 95 %% intervals", "the figure says what its whiskers are")
+t.match(repeated, "<th>per%-second stddev within one run %(its first repetition%)</th>", "stddev column labelled")
+t.match(repeated, '<td class="n">10</td>', "the per-second stddev of the first repetition is still in the table")
+t.match(repeated, "<th>n</th><th>median %(MiB/s%)</th><th>95 %% interval %(MiB/s%)</th><th>change %[95 %% interval%]</th>" ..
+  "<th>verdict</th><th>detectable</th><th>standing</th>", "the table's statistics columns")
+t.match(repeated, '<td>b</td><td>no</td><td class="n">5</td><td class="n">140</td><td class="n">%[135, 145%]</td>' ..
+  '<td class="n">%+40 %% %[%+31, %+50%]</td><td>faster</td><td class="n">8%.3 %%</td><td>★ best</td>',
+  "a row: n, median and interval with the digits the interval supports, change, verdict, detectable, standing")
+-- marks: the best (filled star), as good within noise (hollow star), no difference vs the baseline (hatched)
+t.eq(count(chart, '<polygon class="mark mark%-best"'), 1, "one best mark")
+t.eq(count(chart, '<polygon class="mark mark%-as%-good"'), 1, "one as-good mark")
+t.eq(count(chart, '<rect class="hatch"'), 1, "one hatched bar")
+t.match(chart, '<polygon class="mark mark%-best"[^>]*><title>b write: best</title>', "the best mark is on b")
+t.match(chart, '<polygon class="mark mark%-as%-good"[^>]*><title>c write: as good as the best, within noise</title>',
+  "the as-good mark is on c")
+t.match(chart, '<rect class="hatch" x="[%d.]+" y="' .. string.format("%.1f", (bars[3] or {}).y or -1), "c's bar is hatched")
+t.match(chart, ">best</text>.*>as good as the best, within noise</text>.*>no difference detectable against the baseline</text>",
+  "the marks have a key")
+t.match(repeated, "<td>☆ as good</td>", "as good in the standing column")
+t.match(repeated, "<td>no difference detectable %(±39 %%%)</td>", "the verdict marks the row too")
+t.match(repeated, '<td>a</td><td>yes</td><td class="n">5</td><td class="n">100</td><td class="n">%[90, 110%]</td>' ..
+  '<td class="n"></td><td></td><td class="n"></td><td>%-</td>', "the baseline: no change, no standing")
+
+-- one repetition: no whiskers, and the figure says that one run gives no interval
+local single = html.build({ assert(html.normalize(repeated_doc(1), "results/r1")) })
+local single_chart, single_bars = bar_chart(single)
+t.eq(#single_bars, 3, "one run: the bars")
+t.eq(count(single_chart, "error%-bar"), 0, "one run: no whiskers at all")
+t.match(single_chart, "One run each: no interval is known, so no whiskers", "one run: said plainly")
+t.eq(count(single_chart, '<rect class="hatch"'), 0, "one run: nothing is 'no difference detectable'")
+t.match(single_chart, ">best of one run each</text>", "one run: the best mark says it is of one run")
+t.match(single, '<td class="n">none: one run</td>', "one run: no interval in the table")
+t.match(single, "<td>one run each: uncertainty unknown</td>", "one run: the verdict")
+t.match(single, "<th>per%-second stddev within the run</th>", "one run: stddev column labelled")
+
+-- a folder from before repetitions (no stats): as before, stddev whiskers, labelled
+local old = html.build({ assert(html.normalize(comparison_doc, "results/old")) })
+t.eq(count(old, 'class="error%-bar"'), 8, "old folder: stddev whiskers as before")
+t.eq(count(old, "error%-bar interval"), 0, "old folder: no interval whiskers")
+t.match(old, "Whiskers: ± per%-second stddev within the run, not an uncertainty of the figure", "old folder: labelled")
+t.match(old, "<th>vs baseline %%</th>", "old folder: its table as before")
+t.eq(count(old, "mark%-best"), 0, "old folder: no marks")
+
+-- a sweep with repetitions: one point per sweep point (the median), its interval, the marks
+local sweep_rep = { scenario = { name = "sweep" }, status = "ok", phases = {},
+  sweeps = { { dimensions = { "threads" }, points = {} } } }
+local index_rep = 0
+for p, threads in ipairs { "1", "4", "16" } do
+  local label = "threads=" .. threads
+  sweep_rep.sweeps[1].points[p] = { index = p, label = label, coordinates = { threads = threads } }
+  for repetition, mib in ipairs { 10 * p, 10 * p + 2, 10 * p - 2 } do
+    index_rep = index_rep + 1
+    local ph = phase(index_rep, "write", "bench " .. label, mib, 0.001, { threads = threads }, label)
+    ph.repetition = repetition
+    sweep_rep.phases[index_rep] = ph
+  end
+end
+sweep_rep.comparisons = { { by = "point", baseline = "threads=1", metrics = { "bandwidth_mib" }, repetitions = 3,
+  rows = {}, best = { { phase = "write", metric = "bandwidth_mib", best = "threads=16", as_good = { "threads=4" },
+    n = 3 } } } }
+local sweep_rep_page = html.build({ assert(html.normalize(sweep_rep, "results/sweep-rep")) })
+local mib_chart = sweep_rep_page:match('<svg class="chart" data%-kind="line"[^>]*aria%-label="write: MiB/s vs threads".-</svg>')
+t.ok(mib_chart ~= nil, "sweep with repetitions: MiB/s vs threads")
+t.match(mib_chart or "", 'data%-points="3"', "one point per sweep point, not one per repetition")
+t.eq(count(mib_chart or "", "error%-bar interval"), 3, "an interval whisker per point")
+t.eq(count(mib_chart or "", "mark%-best"), 1, "the best point marked")
+t.eq(count(mib_chart or "", "mark%-as%-good"), 1, "the point as good within noise marked")
+t.match(sweep_rep_page, "<td>16</td><td class=\"n\">30%.0</td><td class=\"n\">3</td><td class=\"n\">%[25%.4, 35%.4%]</td><td>★ best</td>",
+  "median and interval with the digits the interval supports, n, standing")
+
+-- the new fields are validated like the others
+local bad = repeated_doc(5)
+bad.comparisons[1].rows[2].stats.bandwidth_mib.ci_low = "low"
+local refused, why_bad = html.normalize(bad, "x")
+t.eq(refused, nil, "a stats figure of the wrong type is refused")
+t.eq(why_bad, 'comparisons[1].rows[2].stats["bandwidth_mib"].ci_low is a string, expected a number', "and says where")
+bad = repeated_doc(5)
+bad.comparisons[1].best[1].as_good = "c"
+t.eq(select(2, html.normalize(bad, "x")), "comparisons[1].best[1].as_good is a string, expected a list",
+  "best.as_good must be a list")
+bad = repeated_doc(5)
+bad.comparisons[1].rows[1].stats.bandwidth_mib.values[2] = { x = 1 }
+t.eq(select(2, html.normalize(bad, "x")),
+  'comparisons[1].rows[1].stats["bandwidth_mib"].values[2] is a table, expected a number or null', "values items")
+bad = repeated_doc(5)
+bad.comparisons[1].rows[1].stats.bandwidth_mib.values[2] = json.null
+t.ok(html.normalize(bad, "x") ~= nil, "a null repetition value is fine")
+bad = repeated_doc(5)
+bad.comparisons[1].repetitions = "5"
+t.eq(select(2, html.normalize(bad, "x")), "comparisons[1].repetitions is a string, expected a number", "repetitions")
 
 return t.done()

@@ -2,11 +2,15 @@
 -- fetches) built from one or more results folders. For each run: cluster facts and params,
 -- the phase table, per-phase per-second timelines of bandwidth/IOPS and latency, latency
 -- percentile curves on a log scale, sweep curves (a metric vs one swept dimension, one line
--- per value of another, both ways round) and variant comparisons as bars with per-second
--- stddev whiskers; with several runs, a side-by-side section comparing them. Every chart
--- is followed by the table behind it. The same tables feed the CSV files (see tables()).
+-- per value of another, both ways round; with repetitions, medians with their 95 %
+-- intervals) and variant comparisons as bars with whiskers of their 95 % intervals and
+-- marks for the best variant, those as good within noise and those not told apart from the
+-- baseline; with several runs, a side-by-side section comparing them. Every chart is
+-- followed by the table behind it. The same tables feed the CSV files (see tables()).
 
+local compare = require "cephmark.compare"
 local scale = require "cephmark.report.scale"
+local stats = require "cephmark.stats"
 local svg = require "cephmark.report.svg"
 
 local M = {}
@@ -61,6 +65,54 @@ local function check_result(result, where)
   return expect_list(result.lat.percentiles, where .. ".lat.percentiles", "a table {p, value}", table_item)
 end
 
+local function number_item(item, where) return expect(item, where, "a number", "number") end
+
+-- A list item that may be JSON's null (a repetition without that figure).
+local function number_or_null_item(item, where)
+  if type(item) == "userdata" then return nil end
+  return expect(item, where, "a number or null", "number")
+end
+
+local function check_best(best, where)
+  local why = table_item(best, where, "a table")
+  if why then return why end
+  return text_item(best.phase, where .. ".phase") or expect(best.metric, where .. ".metric", "a string", "string") or
+    text_item(best.best, where .. ".best") or expect_list(best.as_good, where .. ".as_good", "a string", text_item) or
+    expect(best.n, where .. ".n", "a number", "number")
+end
+
+local stats_numbers = { "n", "median", "ci_low", "ci_high", "spread", "change", "change_ci_low", "change_ci_high",
+  "mde" }
+local stats_texts = { "direction", "verdict", "formatted" }
+
+-- A comparison row's statistics (compare.row_stats): row.stats[metric] and row.pooled.
+local function check_row_stats(row, where)
+  local why = expect(row.stats, where .. ".stats", "a table", "table") or
+    expect(row.pooled, where .. ".pooled", "a table", "table") or expect(row.n, where .. ".n", "a number", "number")
+  if why then return why end
+  for key, value in pairs(type(row.pooled) == "table" and row.pooled or {}) do
+    why = number_item(value, string.format("%s.pooled.%s", where, tostring(key)))
+    if why then return why end
+  end
+  for metric, entry in pairs(type(row.stats) == "table" and row.stats or {}) do
+    local at = string.format("%s.stats[%q]", where, tostring(metric))
+    why = expect(entry, at, "a table", "table")
+    if why then return why end
+    for _, key in ipairs(stats_numbers) do
+      why = number_item(entry[key], at .. "." .. key)
+      if why then return why end
+    end
+    for _, key in ipairs(stats_texts) do
+      why = expect(entry[key], at .. "." .. key, "a string", "string")
+      if why then return why end
+    end
+    why = expect(entry.paired, at .. ".paired", "a boolean", "boolean") or
+      expect_list(entry.values, at .. ".values", nil, number_or_null_item)
+    if why then return why end
+  end
+  return nil
+end
+
 local function check_shape(doc)
   local label_fields = { "command", "mode", "pool", "image", "status" }
   for _, key in ipairs(label_fields) do
@@ -83,9 +135,13 @@ local function check_shape(doc)
       expect_list(comparison.metrics, where .. ".metrics", "a string", text_item) or
       expect_list(comparison.rows, where .. ".rows", "a table", table_item)
     if why then return why end
+    why = expect(comparison.repetitions, where .. ".repetitions", "a number", "number") or
+      expect_list(comparison.best, where .. ".best", "a table", check_best)
+    if why then return why end
     for j, row in ipairs(comparison.rows or {}) do
       if row.phase == nil then return string.format("%s.rows[%d].phase is missing", where, j) end
-      why = expect(row.values, string.format("%s.rows[%d].values", where, j), "a table", "table")
+      why = expect(row.values, string.format("%s.rows[%d].values", where, j), "a table", "table") or
+        check_row_stats(row, string.format("%s.rows[%d]", where, j))
       if why then return why end
     end
   end
@@ -177,7 +233,7 @@ local function table_html(t, open)
   for _, row in ipairs(t.rows) do
     local cells = {}
     for _, c in ipairs(t.columns) do
-      local class = type(row[c.key]) == "number" and ' class="n"' or ""
+      local class = (type(row[c.key]) == "number" or c.nowrap) and ' class="n"' or ""
       cells[#cells + 1] = "<td" .. class .. ">" .. escape(cell(row[c.key], c.format)) .. "</td>"
     end
     out[#out + 1] = "<tr>" .. table.concat(cells) .. "</tr>"
@@ -363,6 +419,17 @@ end
 
 -- ---------------------------------------------------------------- sweeps
 
+-- The unit a metric's median and interval are written in (compare.format_interval's:
+-- latencies in ms).
+local function interval_unit(metric)
+  if metric:match("^lat%.") then return "ms" end
+  return compare.header(metric)
+end
+
+-- How the best and those as good within noise are marked in tables (the figures' stars).
+local standing_text = { best = "★ best", ["as good"] = "☆ as good" }
+
+
 local function parse_number(text)
   if type(text) == "number" then return text end
   local sys_ok, sys = pcall(require, "cephmark.sys")
@@ -402,7 +469,7 @@ end
 local sweep_metrics = {
   { key = "bandwidth_mib", title = "MiB/s", format = scale.number, get = function(r) return r.bandwidth_mib end },
   { key = "iops", title = "IOPS", format = scale.count, get = function(r) return r.iops end },
-  { key = "p99", title = "p99 latency", format = lat, log = true,
+  { key = "lat.p99", title = "p99 latency", format = lat, log = true,
     get = function(r) return type(r.lat) == "table" and r.lat.p99 or nil end },
 }
 
@@ -440,6 +507,24 @@ local function sweep_figures(run, sweep)
       end
     end
   end
+  -- the best point and those as good within noise, per phase name and metric, from the
+  -- run's comparisons by point (a sweep alone names no best)
+  local point_marks = {}
+  for _, comparison in ipairs(run.comparisons) do
+    if comparison.by == "point" then
+      for _, best in ipairs(is_array(comparison.best) and comparison.best or {}) do
+        if best.phase ~= nil and best.metric ~= nil then
+          point_marks[best.phase] = point_marks[best.phase] or {}
+          local marks = point_marks[best.phase][best.metric] or {}
+          point_marks[best.phase][best.metric] = marks
+          for _, variant in ipairs(is_array(best.as_good) and best.as_good or {}) do
+            marks[tostring(variant)] = "as good"
+          end
+          marks[tostring(best.best)] = "best"
+        end
+      end
+    end
+  end
   local out = {}
   for _, name in ipairs(names) do
     local phases = by_name[name]
@@ -448,6 +533,8 @@ local function sweep_figures(run, sweep)
       local axis, position = dimension_axis(x_dim, values[x_dim])
       for _, metric in ipairs(sweep_metrics) do
         local lines, order, all, rows = {}, {}, {}, {}
+        local marks = point_marks[name] and point_marks[name][metric.key] or {}
+        local repeated, marked = false, false
         for _, phase in ipairs(phases) do
           local others = {}
           for _, d in ipairs(dims) do
@@ -456,31 +543,74 @@ local function sweep_figures(run, sweep)
           local line_name = #others > 0 and table.concat(others, " ") or metric.title
           local y = metric.get(phase.result)
           local x = position(phase.variant[x_dim])
-          if num(y) and x and (not metric.log or y > 0) then
+          if num(y) and x and (not metric.log or y > 0) and y == y and y ~= math.huge then
             if not lines[line_name] then
-              lines[line_name] = {}
+              lines[line_name] = { points = {}, at = {} }
               order[#order + 1] = line_name
             end
-            table.insert(lines[line_name], { x, y })
-            all[#all + 1] = y
-            rows[#rows + 1] = { line = line_name, x = phase.variant[x_dim], value = y }
+            -- the repetitions of a point make one point; phases without a repetition
+            -- number (older folders) stay one point each, as they were drawn
+            local line = lines[line_name]
+            local key = phase.repetition ~= nil and tostring(x) or (tostring(x) .. "#" .. tostring(phase.index))
+            local point = line.at[key]
+            if not point then
+              point = { x = x, label = phase.variant[x_dim], values = {}, mark = marks[tostring(phase.point)] }
+              line.at[key] = point
+              line.points[#line.points + 1] = point
+            end
+            point.values[#point.values + 1] = y
+            if #point.values > 1 then repeated = true end
+            if point.mark then marked = true end
           end
         end
-        if #all > 0 then
+        if #order > 0 then
           local series = {}
           for _, line_name in ipairs(order) do
-            table.sort(lines[line_name], function(a, b) return a[1] < b[1] end)
-            series[#series + 1] = { name = line_name, points = lines[line_name] }
+            local points = {}
+            for _, point in ipairs(lines[line_name].points) do
+              local summary = #point.values > 1 and stats.summary(point.values) or
+                { n = 1, median = point.values[1] }
+              local drawn = { point.x, summary.median, mark = point.mark }
+              all[#all + 1] = summary.median
+              if summary.ci_low and summary.ci_high and (not metric.log or summary.ci_low > 0) then
+                drawn.interval = { summary.ci_low, summary.ci_high }
+                all[#all + 1] = summary.ci_low
+                all[#all + 1] = summary.ci_high
+              end
+              points[#points + 1] = drawn
+              local interval_text = compare.format_interval(metric.key, { median = summary.median,
+                ci_low = summary.ci_low, ci_high = summary.ci_high })
+              rows[#rows + 1] = { line = line_name, x = point.label, value = summary.median, n = summary.n,
+                median = interval_text:match("^(%S+) %[") or interval_text,
+                interval = interval_text:match("%[.*%]$") or "none",
+                standing = point.mark and standing_text[point.mark] or "-" }
+            end
+            table.sort(points, function(a, b) return a[1] < b[1] end)
+            series[#series + 1] = { name = line_name, points = points }
           end
           local low, high = extent(all)
+          if marked then
+            -- room above the highest whisker for the stars
+            high = metric.log and high * 1.2 or high * 1.1
+          end
           local y_scale = metric.log and scale.log10(low, high, { format = metric.format }) or
             scale.linear(0, high, { format = metric.format })
           local title = string.format("%s: %s vs %s", name, metric.title, x_dim)
+          local columns = { { key = "line", title = "line" }, { key = "x", title = x_dim },
+            { key = "value", title = metric.title, format = metric.format } }
+          local note
+          if repeated then
+            local unit = interval_unit(metric.key)
+            columns[3] = { key = "median", title = "median (" .. unit .. ")", nowrap = true }
+            columns[#columns + 1] = { key = "n", title = "n" }
+            columns[#columns + 1] = { key = "interval", title = "95 % interval (" .. unit .. ")", nowrap = true }
+            note = "Points: medians of the repetitions; whiskers: 95 % intervals."
+          end
+          if marked then columns[#columns + 1] = { key = "standing", title = "standing (s:compare by point)" } end
           out[#out + 1] = figure(svg.line {
-            title = title, x = axis,
+            title = title, x = axis, note = note,
             y = { scale = y_scale, title = metric.title, format = metric.format }, series = series,
-          }, { { title = title, rows = rows, columns = { { key = "line", title = "line" },
-            { key = "x", title = x_dim }, { key = "value", title = metric.title, format = metric.format } } } })
+          }, { { title = title, rows = rows, columns = columns } })
         end
       end
     end
@@ -504,11 +634,35 @@ local function metric_info(metric)
   return { title = metric, format = scale.number }
 end
 
-local function comparison_figures(run, comparison)
+-- The standing of a row's variant among its phase's for a metric (comparison.best): "best",
+-- "as good" (within noise of the best) or nil.
+local function standing(comparison, row, metric)
+  for _, best in ipairs(is_array(comparison.best) and comparison.best or {}) do
+    if best.phase == row.phase and best.metric == metric then
+      if tostring(best.best) == tostring(row.variant) then return "best" end
+      for _, variant in ipairs(is_array(best.as_good) and best.as_good or {}) do
+        if tostring(variant) == tostring(row.variant) then return "as good" end
+      end
+      return nil
+    end
+  end
+  return nil
+end
+
+local function no_difference(entry)
+  return type(entry.verdict) == "string" and entry.verdict:find("^no difference detectable") ~= nil
+end
+
+-- One bar chart per metric: bars at the variants' medians. With repetitions the whiskers are
+-- the 95 % intervals (row.stats); with one run there are none, and the figure says so; a
+-- comparison from before repetitions (no stats) keeps its per-second stddev whiskers,
+-- labelled as that. Per-second stddevs stay in the table, labelled as what they are.
+local function comparison_figures(run, comparison, figure_id)
   local phase_by_index = {}
   for _, phase in ipairs(run.phases) do phase_by_index[phase.index] = phase end
   local rows = is_array(comparison.rows) and comparison.rows or {}
   local categories, category_index, variants, variant_index = {}, {}, {}, {}
+  local with_stats = false
   for _, row in ipairs(rows) do
     if not category_index[row.phase] then
       categories[#categories + 1] = row.phase
@@ -519,35 +673,95 @@ local function comparison_figures(run, comparison)
       variants[#variants + 1] = v
       variant_index[v] = #variants
     end
+    if type(row.stats) == "table" then with_stats = true end
   end
+  local repetitions = num(comparison.repetitions) or 1
   local out = {}
-  for _, metric in ipairs(is_array(comparison.metrics) and comparison.metrics or {}) do
+  for m, metric in ipairs(is_array(comparison.metrics) and comparison.metrics or {}) do
     local info = metric_info(metric)
     local groups = {}
-    for i, v in ipairs(variants) do groups[i] = { name = v, values = {}, errors = {} } end
+    for i, v in ipairs(variants) do
+      groups[i] = { name = v, values = {}, errors = {}, intervals = {}, marks = {}, hatched = {} }
+    end
     local table_rows = {}
+    local drew_interval, drew_stddev = false, false
     for _, row in ipairs(rows) do
-      local value = row.values and row.values[metric]
-      if num(value) then
-        local g = groups[variant_index[tostring(row.variant or row.label)]]
+      local entry = with_stats and type(row.stats) == "table" and type(row.stats[metric]) == "table" and
+        row.stats[metric] or nil
+      local value = entry and num(entry.median) or (row.values and num(row.values[metric]))
+      if value then
+        local variant = tostring(row.variant or row.label)
+        local g = groups[variant_index[variant]]
         local c = category_index[row.phase]
         g.values[c] = value
         local phase = phase_by_index[row.phase_index]
         local stddev = info.stddev and phase and phase.result and num(phase.result[info.stddev])
-        g.errors[c] = stddev
-        table_rows[#table_rows + 1] = { phase = row.phase, variant = tostring(row.variant or row.label),
-          value = value, stddev = stddev, relative = row.relative and row.relative[metric],
-          baseline = row.baseline }
+        if not with_stats then
+          g.errors[c] = stddev
+          if stddev and stddev > 0 then drew_stddev = true end
+          table_rows[#table_rows + 1] = { phase = row.phase, variant = variant, value = value, stddev = stddev,
+            relative = row.relative and row.relative[metric], baseline = row.baseline }
+        else
+          entry = entry or {}
+          local n = num(entry.n) or num(row.n)
+          if n and n >= 2 and num(entry.ci_low) and num(entry.ci_high) then
+            g.intervals[c] = { entry.ci_low, entry.ci_high }
+            drew_interval = true
+          end
+          local mark = standing(comparison, row, metric)
+          g.marks[c] = mark
+          if not row.baseline and no_difference(entry) then g.hatched[c] = true end
+          local interval_text = compare.format_interval(metric, { median = value, ci_low = entry.ci_low,
+            ci_high = entry.ci_high })
+          local median_text, bracket = interval_text:match("^(%S+) (%[.*%])$")
+          table_rows[#table_rows + 1] = { phase = row.phase, variant = variant, baseline = row.baseline, n = n,
+            median = median_text or interval_text,
+            interval = bracket or (n == 1 and "none: one run" or "none"),
+            change = not row.baseline and entry.formatted or nil,
+            verdict = not row.baseline and entry.verdict or nil,
+            detectable = not row.baseline and num(entry.mde) and compare.format_detectable(entry.mde) or nil,
+            standing = mark and (standing_text[mark] .. (repetitions <= 1 and " (one run)" or "")) or "-",
+            stddev = stddev }
+        end
       end
     end
     if #table_rows > 0 then
       local title = string.format("%s by %s", info.title, comparison.by or "variant")
-      out[#out + 1] = figure(svg.bars { title = title, categories = categories, groups = groups,
-        y = { title = info.title, format = info.format } }, { { title = title, rows = table_rows, columns = {
-        { key = "phase", title = "phase" }, { key = "variant", title = comparison.by or "variant" },
-        { key = "value", title = info.title, format = info.format },
-        { key = "stddev", title = "per-second stddev", format = info.format },
-        { key = "relative", title = "vs baseline %" }, { key = "baseline", title = "baseline" } } } })
+      local by = comparison.by or "variant"
+      local columns, note
+      if with_stats then
+        local unit = interval_unit(metric)
+        columns = { { key = "phase", title = "phase" }, { key = "variant", title = by },
+          { key = "baseline", title = "baseline" }, { key = "n", title = "n" },
+          { key = "median", title = "median (" .. unit .. ")", nowrap = true },
+          { key = "interval", title = "95 % interval (" .. unit .. ")", nowrap = true },
+          { key = "change", title = "change [95 % interval]", nowrap = true }, { key = "verdict", title = "verdict" },
+          { key = "detectable", title = "detectable", nowrap = true }, { key = "standing", title = "standing" } }
+        if info.stddev then
+          columns[#columns + 1] = { key = "stddev", format = info.format, title = repetitions > 1 and
+            "per-second stddev within one run (its first repetition)" or "per-second stddev within the run" }
+        end
+        if repetitions > 1 then
+          note = drew_interval and
+            string.format("Bars: medians of %d repetitions; whiskers: 95 %% intervals.", repetitions) or
+            string.format("Bars: medians of %d repetitions; no interval known.", repetitions)
+        else
+          note = { "One run each: no interval is known, so no whiskers, and which variants",
+            "are as good as the best is unknown (--repeats N measures both)." }
+        end
+      else
+        columns = { { key = "phase", title = "phase" }, { key = "variant", title = by },
+          { key = "value", title = info.title, format = info.format },
+          { key = "stddev", title = "per-second stddev", format = info.format },
+          { key = "relative", title = "vs baseline %" }, { key = "baseline", title = "baseline" } }
+        if drew_stddev then
+          note = "Whiskers: ± per-second stddev within the run, not an uncertainty of the figure."
+        end
+      end
+      out[#out + 1] = figure(svg.bars { title = title, categories = categories, groups = groups, note = note,
+        mark_texts = with_stats and repetitions <= 1 and { best = "best of one run each" } or nil,
+        id = string.format("%s-%d", figure_id, m), y = { title = info.title, format = info.format } },
+        { { title = title, rows = table_rows, columns = columns } })
     end
   end
   return out
@@ -627,9 +841,11 @@ local function run_section(run, number, many)
   out[#out + 1] = "<h3>Phases</h3>"
   out[#out + 1] = table_html({ title = "Phase summary", columns = M.phase_columns, rows = rows }, true)
 
-  for _, comparison in ipairs(run.comparisons) do
+  for c, comparison in ipairs(run.comparisons) do
     out[#out + 1] = string.format("<h3>Comparison by %s</h3><div class=\"grid\">", escape(comparison.by or "variant"))
-    for _, f in ipairs(comparison_figures(run, comparison)) do out[#out + 1] = f end
+    for _, f in ipairs(comparison_figures(run, comparison, string.format("run%d-comparison%d", number, c))) do
+      out[#out + 1] = f
+    end
     out[#out + 1] = "</div>"
   end
   for _, sweep in ipairs(run.sweeps) do
@@ -720,6 +936,7 @@ local function across_runs(runs)
     if any then
       local title = metric[3] .. " across runs"
       out[#out + 1] = figure(svg.bars { title = title, categories = keys, groups = groups,
+        note = "Whiskers: ± per-second stddev within each phase, not an uncertainty of the figure.",
         y = { title = metric[3], format = metric[4] }, width = math.max(600, 110 * #keys) },
         { { title = title, rows = rows, columns = { { key = "phase", title = "phase" }, { key = "run", title = "run" },
           { key = "value", title = metric[3], format = metric[4] },
@@ -755,7 +972,7 @@ h2{margin:4px 0 8px;font-size:19px}h3{margin:18px 0 6px;font-size:16px;border-bo
 figure.chart-box{margin:0;flex:1 1 540px;max-width:640px;overflow-x:auto}svg.chart{max-width:100%;height:auto;background:#fff}
 svg .grid{stroke:#e6e9ee;stroke-width:1}svg .axis{stroke:#5b6675;stroke-width:1}
 svg text{font:11px system-ui,sans-serif;fill:#3b4552}svg .chart-title{font-size:13px;font-weight:600;fill:#1d2430}
-svg .axis-title{font-size:11px;fill:#5b6675}svg .error-bar{stroke:#1d2430;stroke-width:1.2;fill:none}
+svg .axis-title{font-size:11px;fill:#5b6675}svg .chart-note{font-size:11px;fill:#1d2430}svg .error-bar{stroke:#1d2430;stroke-width:1.2;fill:none}
 details.data{margin:4px 0 10px}details.data summary{cursor:pointer;color:#3a5f8f;font-size:12px}
 table{border-collapse:collapse;font-size:12px;margin-top:4px}th,td{border:1px solid #dde3ea;padding:2px 7px;text-align:left}
 th{background:#eef1f5}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
