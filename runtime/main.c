@@ -33,6 +33,9 @@ static const char usage_text[] =
     "  swift-bench [OPTIONS] [CONF_FILE]\n"
     "                            a drop-in for swift-bench (Swift on radosgw), with percentiles\n"
     "  report DIR... [-o FILE]   one HTML report (SVG charts, tables) of results folders\n"
+    "  compare BASE_DIR NEW_DIR [--metric M]... [--threshold PCT]\n"
+    "                            compare two results folders of a scenario: verdicts, and\n"
+    "                            exit 1 when a metric is significantly worse (a CI gate)\n"
     "  agent [--name NAME]       serve multi-client runs: register in the control pool and\n"
     "                            run the phases `cephmark run --agents` sends\n"
     "  netserver [--port PORT]   the server side of the network baseline (like iperf3 -s)\n"
@@ -82,8 +85,8 @@ static const char run_usage_text[] =
 
 /* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
 static const char *const stdlib_commands[] = {
-    "cluster", "rados-bench", "rados-cleanup", "rbd-bench",   "report",
-    "cleanup", "netserver",   "agent",         "swift-bench", NULL};
+    "cluster",   "rados-bench", "rados-cleanup", "rbd-bench", "report", "cleanup",
+    "netserver", "agent",       "swift-bench",   "compare",   NULL};
 
 static int usage_error(const char *fmt, const char *arg)
 {

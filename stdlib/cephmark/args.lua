@@ -7,7 +7,8 @@ local M = {}
 
 -- parse(command, argv, spec) -> options, positionals
 -- spec = { ["-t"] = {key="threads", value=true}, ["--no-cleanup"] = {key="no_cleanup"}, ... }
--- A spec entry with value=true takes a value; otherwise it is a flag set to true.
+-- A spec entry with value=true takes a value; otherwise it is a flag set to true. An entry
+-- with list=true too may be repeated: its values are collected in a list, in order.
 function M.parse(command, argv, spec)
   local options, positionals = {}, {}
   local i = 1
@@ -31,7 +32,12 @@ function M.parse(command, argv, spec)
               command, name, command))
           end
         end
-        options[entry.key] = value
+        if entry.list then
+          options[entry.key] = options[entry.key] or {}
+          table.insert(options[entry.key], value)
+        else
+          options[entry.key] = value
+        end
       else
         if inline ~= nil then
           sys.fail(string.format("%s: option %s takes no value", command, name))

@@ -506,6 +506,10 @@ local function aligned(spec, rows)
   return lines
 end
 
+-- aligned_lines(spec, rows) -> the lines of a table whose columns are aligned as in the
+-- comparison tables (spec = {{title, right = bool}, ...}), for cmd/compare.lua.
+M.aligned_lines = aligned
+
 -- The pooled percentile of a latency metric ("lat.p99" -> row.pooled.p99), if any.
 local function pooled_value(row, metric)
   local key = metric:match("^lat%.(p[%d_]+)$")

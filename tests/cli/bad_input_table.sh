@@ -101,6 +101,15 @@ cp "$CEPHMARK_SOURCE_DIR"/scenarios/*.lua "$W/scenarios/"
 # a results folder whose per-second series entries are numbers
 mkdir "$W/numbers"
 printf '{"command": "rados-bench", "result": {"op": "write", "ops": 3, "series": [1, 2, 3]}}\n' >"$W/numbers/results.json"
+# results folders for `compare`: scenario g with variant a, another scenario, another
+# variant, and a results.json cut short
+phase='{"name": "write", "label": "%s", "repetition": %d, "status": "ok", "result": {"ops": 1, "iops": 10}}'
+cmp_doc() { printf '{"scenario": {"name": "%s"}, "repeats": 2, "phases": [%s, %s]}\n' "$1" "$(printf "$phase" "$2" 1)" "$(printf "$phase" "$2" 2)"; }
+mkdir "$W/cmp-a" "$W/cmp-other" "$W/cmp-c" "$W/cmp-trunc"
+cmp_doc g a >"$W/cmp-a/results.json"
+cmp_doc h a >"$W/cmp-other/results.json"
+cmp_doc g c >"$W/cmp-c/results.json"
+cmp_doc g a | head -c 60 >"$W/cmp-trunc/results.json"
 
 . "$CEPHMARK_SOURCE_DIR/tests/lib/bad_input_table.sh"
 run_table "$CEPHMARK_SOURCE_DIR/tests/cli/bad_input_table.txt"
