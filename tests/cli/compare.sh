@@ -2,7 +2,7 @@
 # results.json files written with chosen per-repetition figures (the intervals are then
 # known to the digit): exit 1 only when the whole 95 % interval of a change lies beyond the
 # threshold on the bad side, 0 when it may still be within it, when the change is for the
-# better, or when there is no interval (one run, an older folder) unless --strict. Then end
+# better, or when there is no interval (one run) unless --strict; an older folder is refused. Then end
 # to end through `cephmark run` on the null target: an A/A pair passes, a planted 20 %
 # latency regression fails naming the metric. Needs no cluster.
 set -u
@@ -128,14 +128,12 @@ expect_stdout '^gate: could not judge: none of the 4 metrics has an interval \(o
 run_cli 1 compare "$work/base" "$work/one" --metric iops,lat.p50 --strict
 expect_stdout '^gate: failed \(--strict\): 4 of 4 metrics could not be judged \(one run in .*/one\)$'
 
-# a folder from before repetitions existed: compared as one run of each phase, and said so
+# a folder from before repetitions existed: refused, saying so, on either side
 gen -p dir="$work/old" -p old=true -p a.iops=1000 -p a.p50=0.001 -p b.iops=1000 -p b.p50=0.001
-run_cli 0 compare "$work/old" "$work/new" --metric iops
-expect_stdout '^note: .*/old was written by an older cephmark \(no repetitions\): each of its phases counts as one run \(n = 1\); re-run it with --repeats N to give it intervals$'
-expect_stdout '^write  a        IOPS  +1000  +900 \[891, 909\]  -10 % \[-, -\]  +one run of the baseline: uncertainty unknown$'
-expect_stdout '^gate: could not judge: none of the 2 metrics has an interval \(one run in .*/old\)'
-expect_stderr_lines 0
-run_cli 1 compare "$work/old" "$work/new" --metric iops --strict
+run_cli 2 compare "$work/old" "$work/new" --metric iops
+expect_stderr '^cephmark: compare: .*/old/results.json was written by an older cephmark, before repetitions: it has no repetitions to compare; run the scenario again with this cephmark \(--repeats N\) and compare that folder$'
+run_cli 2 compare "$work/new" "$work/old"
+expect_stderr 'was written by an older cephmark, before repetitions'
 
 # variants in only one folder are listed, not compared; the gate judges the others
 gen -p dir="$work/ac" -p a.iops=$iops_90 -p c.iops=$iops

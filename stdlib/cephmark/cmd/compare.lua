@@ -44,11 +44,12 @@ lies below -PCT % (its upper end < -PCT), a latency when the whole interval lies
 even when it is significantly worse (the verdict says `slower`). Other metrics (ops,
 errors, elapsed) are shown, never judged. With one run on a side there is no interval:
 the gate cannot judge that metric, says so, and passes unless --strict. A folder written
-before repetitions existed counts as one run of each phase (n = 1).
+before repetitions existed is refused (exit 2): it has none to compare.
 
 exit codes: 0 the gate passed; 1 a metric is significantly worse by more than PCT %
 (with --strict: or could not be judged); 2 bad input (a folder that is not a results
-folder, two scenarios, no variant in common, an unknown metric, a bad threshold)]]
+folder, a folder from before repetitions, two scenarios, no variant in common, an
+unknown metric, a bad threshold)]]
 
 local spec = {
   ["--metric"] = { key = "metrics", value = true, list = true },
@@ -105,6 +106,12 @@ function M.load(dir)
   if type(document.scenario) ~= "table" or type(document.scenario.name) ~= "string" or
     type(document.phases) ~= "table" then
     fail(string.format("%s is not the results document of a scenario run (no scenario name or no phases)", path))
+  end
+  if document.repeats == nil then
+    -- written before repetitions existed: its phases carry no repetition, its comparisons no
+    -- intervals, and one run of each phase cannot pass or fail a gate
+    fail(string.format("%s was written by an older cephmark, before repetitions: it has no repetitions to " ..
+      "compare; run the scenario again with this cephmark (--repeats N) and compare that folder", path))
   end
   return document
 end
@@ -271,10 +278,6 @@ function M.run(base_dir, new_dir, options)
   local notes = {}
   for _, side in ipairs { { base_dir, base_doc, base_unfinished }, { new_dir, new_doc, new_unfinished } } do
     local dir, document, unfinished = side[1], side[2], side[3]
-    if document.repeats == nil then
-      notes[#notes + 1] = string.format("note: %s was written by an older cephmark (no repetitions): each of its " ..
-        "phases counts as one run (n = 1); re-run it with --repeats N to give it intervals", dir)
-    end
     if document.status ~= nil and document.status ~= "ok" then
       local completed = math.tointeger(document.repetitions_completed)
       notes[#notes + 1] = string.format("note: %s is from a run that did not finish (status %s)%s", dir,
