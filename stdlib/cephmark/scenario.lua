@@ -963,6 +963,21 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     io.stdout:flush()
     io.stderr:write("cephmark: ", result.gave_up, "\n")
   end
+  if is_bench_result(result) and not result.interrupted then
+    -- what the summary line cannot show: ops the cluster never answered, and a run whose
+    -- metadata could not be completed (a full cluster, for one), so that a later phase's
+    -- refusal of the run is not the first sign of it
+    local what = record.name .. (record.label ~= "run" and (" " .. record.label) or "")
+    local abandoned = (result.started or 0) - (result.ops or 0) - (result.errors or 0)
+    if result.drained == false and abandoned > 0 then
+      self:warn(string.format("%s: %d op%s still in flight when the phase ended %s abandoned unanswered " ..
+        "(drain_timeout); the figures count only the ops that completed", what, abandoned,
+        abandoned == 1 and "" or "s", abandoned == 1 and "was" or "were"))
+    end
+    if type(result.metadata_error) == "string" then
+      self:warn(string.format("%s: %s", what, result.metadata_error))
+    end
+  end
   if hooks.after_phase then hooks.after_phase(self, record) end
   self:save(false)
   if record.status == "interrupted" then sys.fail("interrupted", sys.EXIT_INTERRUPTED) end
