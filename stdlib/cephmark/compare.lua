@@ -449,22 +449,49 @@ local function scaled(metric, value)
   return value
 end
 
+-- The decimals an interval of `metric` supports (in its printed unit), nil without one.
+local function interval_decimals(metric, entry)
+  if entry == nil or entry.ci_low == nil or entry.ci_high == nil then return nil end
+  local width = scaled(metric, entry.ci_high) - scaled(metric, entry.ci_low)
+  if width <= 0 then return nil end
+  local decimals = math.min(3, 1 - math.floor(math.log(width, 10)))
+  if integral[metric] then decimals = math.min(decimals, 0) end
+  return math.max(decimals, -9)
+end
+
+-- value with `decimals` decimals; a negative count rounds to tens, hundreds, ...: 1927
+-- with an interval 2000 wide is 1900.
+local function fixed(value, decimals)
+  if decimals >= 0 then return string.format("%." .. decimals .. "f", value) end
+  local unit = 10 ^ -decimals
+  local text = string.format("%.0f", math.floor(value / unit + 0.5) * unit)
+  if text == "-0" then text = "0" end
+  return text
+end
+
 -- format_interval(metric, entry) -> "189 [181, 197]": a median with its 95 % interval (the
--- unit of M.format_value), with the decimals the interval's width supports (the last digit
--- one place below the width's leading digit); the median alone when there is no interval.
+-- unit of M.format_value), with the digits the interval's width supports (the last digit
+-- one place below the width's leading digit: "1900 [1200, 3300]" for an interval 2000
+-- wide); the median alone when there is no interval.
 function M.format_interval(metric, entry)
   if entry == nil or entry.median == nil then return "-" end
   if entry.ci_low == nil or entry.ci_high == nil then return M.format_value(metric, entry.median) end
-  local median, low, high = scaled(metric, entry.median), scaled(metric, entry.ci_low), scaled(metric, entry.ci_high)
-  local width = high - low
-  if width <= 0 then
+  local decimals = interval_decimals(metric, entry)
+  if decimals == nil then
     local same = M.format_value(metric, entry.median)
     return string.format("%s [%s, %s]", same, same, same)
   end
-  local decimals = math.max(0, math.min(3, 1 - math.floor(math.log(width, 10))))
-  if integral[metric] then decimals = 0 end
-  local form = "%." .. decimals .. "f"
-  return string.format(form .. " [" .. form .. ", " .. form .. "]", median, low, high)
+  return string.format("%s [%s, %s]", fixed(scaled(metric, entry.median), decimals),
+    fixed(scaled(metric, entry.ci_low), decimals), fixed(scaled(metric, entry.ci_high), decimals))
+end
+
+-- format_alongside(metric, value, entry) -> value with the decimals of entry's interval: a
+-- figure printed next to a median (the pooled percentile) is no more precise than it.
+function M.format_alongside(metric, value, entry)
+  local decimals = interval_decimals(metric, entry)
+  if value == nil then return "" end
+  if decimals == nil then return M.format_value(metric, value) end
+  return fixed(scaled(metric, value), decimals)
 end
 
 -- format_detectable(mde) -> "12 %", "1.4 %", "0.06 %": the smallest detectable change to
@@ -618,7 +645,7 @@ local function repeated_lines(comparison)
             row.variant .. (row.baseline and " *" or ""), M.format_interval(metric, entry) }
           if pooled then
             local value = pooled_value(row, metric)
-            cells[#cells + 1] = value and M.format_value(metric, value) or ""
+            cells[#cells + 1] = value and M.format_alongside(metric, value, entry) or ""
           end
           if row.baseline then
             cells[#cells + 1], cells[#cells + 2], cells[#cells + 3] = "", "", ""
