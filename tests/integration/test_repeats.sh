@@ -60,7 +60,8 @@ expect_stdout '^-- repetition 1/2 \(order: replica, ec\)$'
 expect_stdout '^-- repetition 2/2 \(order: ec, replica\)$'
 expect_stdout '^\[9\] write ec \(repetition 2/2\)  pool cephmark-ec-vs-replica-ec  '
 expect_stdout '^comparison by pool \(baseline replica, marked \*\): medians of 2 repetitions$'
-expect_stdout '^write +ec +[0-9.]+ \([+-][0-9.]+%\)'
+expect_stdout '^write  MiB/s   replica \*  +[0-9.]+ \[[0-9.]+, [0-9.]+\]$'
+expect_stdout '^ +ec +[0-9.]+ \[[0-9.]+, [0-9.]+\] +[-+][0-9.]+ % \[[-+][0-9.]+, [-+][0-9.]+\] +(faster|slower|no difference detectable \(±[0-9.]+ %\)) +[0-9.]+ %$'
 expect_count '^comparison by pool' 1
 json_check "$work/ec" 'r.status == "ok" and r.repeats == 2 and r.repetitions_completed == 2 and #r.phases == 16' "16 phases in two repetitions"
 json_check "$work/ec" 'r.phases[1].variant.pool == "replica" and r.phases[5].variant.pool == "ec" and r.phases[9].variant.pool == "ec" and r.phases[13].variant.pool == "replica"' "replica, ec, then ec, replica"
