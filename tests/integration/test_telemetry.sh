@@ -3,7 +3,8 @@
 # cephmark sent (allowing for its few metadata objects), the summary line and the results'
 # `cluster.osd` table and phases.csv columns are there; `telemetry = false` collects
 # nothing; a key without the caps gets one warning line and its phases still run; an OSD
-# that does not answer within the timeout is recorded as missing and the phase goes on.
+# that does not answer within the timeout is recorded as missing and the phase goes on; an
+# OSD slowed on purpose is named as the outlier.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
 
@@ -91,6 +92,36 @@ expect_stderr_line "cephmark: warning: client.cephmark-test-nocaps may not read 
 expect_stderr_lines 1
 check_results "$work/nocaps" 'all("cluster" not in p and p["status"] == "ok" for p in d["phases"])' 'len(d["phases"]) == 3' \
   'd["status"] == "ok"'
+
+# an OSD slowed on purpose is named as the outlier: osd.2 delays every message it
+# dispatches by 10 ms (a Ceph debug option, set for the read phase and restored), so the
+# reads it serves as primary take over 10 ms against well under 1 ms on its peers
+cat >"$work/slow.lua" <<EOF
+local cm = require "cephmark"
+return cm.scenario {
+  name = "telemetry-slow",
+  pools = { rep = { type = "replicated", size = 3, pg_num = 16 } },
+  run = function(s, p)
+    local pool = s:pool("rep")
+    s:phase("write", pool, { ops = 300, threads = 8, block_size = "4K" })
+    s:with_config({ ["osd.2/osd_debug_inject_dispatch_delay_probability"] = 1,
+      ["osd.2/osd_debug_inject_dispatch_delay_duration"] = 0.01 }, function()
+      s:phase("seq", pool, { ops = 300, threads = 8 })
+    end)
+  end,
+}
+EOF
+config_before=$(ceph config dump 2>/dev/null | md5sum)
+run_cli 0 run "$work/slow.lua" -p progress=false -o "$work/slow"
+expect_stdout '^    osd: op_r [0-9.]+ m?s .* over [0-9]+ ops on 3 OSDs; outlier osd\.2 [0-9.]+ m?s \(peers [0-9.]+ m?s\)$'
+check_results "$work/slow" '[o["osd"] for o in ph["seq"]["cluster"]["osd"]["outliers"]] == [2]' \
+  'ph["seq"]["cluster"]["osd"]["outliers"][0]["counter"] == "op_r_latency"' \
+  'ph["seq"]["cluster"]["osd"]["outliers"][0]["latency"] > 2 * ph["seq"]["cluster"]["osd"]["outliers"][0]["peers_median"]' \
+  "$nonneg"
+checks=$((checks + 1))
+if [ "$(ceph config dump 2>/dev/null | md5sum)" != "$config_before" ]; then
+  failures=$((failures + 1)); echo "FAIL: ceph config dump changed by the slowed-OSD run"
+fi
 
 # an OSD that does not answer: osd.2 stopped (SIGSTOP) just before the phase's first reading
 # for 5 s; the reading gives up on it after 2 s, the phase's writes wait for it, and it is
