@@ -4,7 +4,8 @@
 # `cluster.osd` table and phases.csv columns are there; `telemetry = false` collects
 # nothing; a key without the caps gets one warning line and its phases still run; an OSD
 # that does not answer within the timeout is recorded as missing and the phase goes on; an
-# OSD slowed on purpose is named as the outlier.
+# OSD slowed on purpose is named as the outlier. Memstore (the shared cluster) and bluestore
+# (a cluster of its own, for the commit and kv sync latencies).
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
 
@@ -14,6 +15,7 @@ stopped_pid=
 cleanup() {
   [ -n "$stopped_pid" ] && kill -CONT "$stopped_pid" 2>/dev/null
   ceph auth del "$nocaps_key" >/dev/null 2>&1
+  [ -n "${bluestore_cluster:-}" ] && "$CEPHMARK" cluster down --dir "$bluestore_cluster" >/dev/null 2>&1
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
@@ -148,4 +150,16 @@ expect_stdout '^    osd: op_w [0-9.]+ m?s .* on 2 OSDs; osd\.2 missing$'
 check_results "$work/stall" 'ph["write"]["status"] == "ok" and ph["write"]["result"]["ops"] == 100' \
   'ph["write"]["cluster"]["osd"]["missing"] == [{"osd": 2, "reason": "no answer within 2 s"}]' \
   'ph["write"]["cluster"]["osd"]["osds"] == 2' "$nonneg"
+# on bluestore (a 3-OSD cluster of its own): the same counts, and the commit and kv sync
+# latencies that memstore has not
+bluestore_cluster="${CEPHMARK_BUILD_DIR:-$work}/telemetry-bluestore-cluster"
+run_cli 0 cluster up --dir "$bluestore_cluster" --bluestore --quiet
+CEPH_CONF="$bluestore_cluster/ceph.conf" run_cli 0 run "$work/telemetry.lua" -p progress=false -o "$work/bluestore"
+expect_stdout '^    osd: op_w [0-9.]+ m?s \(process [0-9.]+ m?s, subop_w [0-9.]+ m?s, commit [0-9.]+ m?s\) over [0-9]+ ops on 3 OSDs$'
+check_results "$work/bluestore" "$nonneg" \
+  "$ops <= ph['write']['cluster']['osd']['op_w'] <= $ops + 25" \
+  "$ops <= ph['seq']['cluster']['osd']['op_r'] <= $ops + 25" \
+  'ph["write"]["cluster"]["osd"]["commit_latency"] > 0 and ph["write"]["cluster"]["osd"]["kv_sync_latency"] > 0' \
+  'all(o["commit_latency"] > 0 for o in ph["write"]["cluster"]["osd"]["per_osd"])'
+"$CEPHMARK" cluster down --dir "$bluestore_cluster" >/dev/null 2>&1
 finish
