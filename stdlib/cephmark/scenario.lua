@@ -1661,7 +1661,8 @@ local function load_previous(dir, site)
     local variant = copy(phase.variant)
     variant.run = run
     records[#records + 1] = { index = phase.index, name = phase.name, label = run .. " " .. tostring(phase.label),
-      point = phase.point, variant = variant, result = phase.result, repetition = phase.repetition }
+      point = phase.point, variant = variant, result = phase.result, cluster = phase.cluster,
+      repetition = phase.repetition }
   end
   return records
 end

@@ -161,5 +161,9 @@ check_results "$work/bluestore" "$nonneg" \
   "$ops <= ph['seq']['cluster']['osd']['op_r'] <= $ops + 25" \
   'ph["write"]["cluster"]["osd"]["commit_latency"] > 0 and ph["write"]["cluster"]["osd"]["kv_sync_latency"] > 0' \
   'all(o["commit_latency"] > 0 for o in ph["write"]["cluster"]["osd"]["per_osd"])'
+# cephmark compare reads osd.* metrics from the folders' cluster.osd
+run_cli 0 compare "$work/on" "$work/bluestore" --metric iops,osd.op_w_latency,osd.op_w
+expect_stdout '^ +osd op_w ms +[0-9.]+ +[0-9.]+ +[+-][0-9]+ % '
+expect_stdout '^ +osd\.op_w +[0-9]+ +[0-9]+ +[+-][0-9]+ % '
 "$CEPHMARK" cluster down --dir "$bluestore_cluster" >/dev/null 2>&1
 finish

@@ -153,7 +153,7 @@ function M.cells(document, dir)
         by_key[key] = cell
         list[#list + 1] = cell
       end
-      cell[#cell + 1] = { result = phase.result, repetition = repetition }
+      cell[#cell + 1] = { result = phase.result, cluster = phase.cluster, repetition = repetition }
     end
   end
   return list, by_key, unfinished
