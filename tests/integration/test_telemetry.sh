@@ -1,11 +1,12 @@
 # The OSDs' side of a phase (docs/telemetry.md) against the real local cluster: counter
 # deltas are non-negative, the OSDs' client writes over a write phase agree with the ops
 # cephmark sent (allowing for its few metadata objects), the summary line and the results'
-# `cluster.osd` table and phases.csv columns are there; `telemetry = false` collects
-# nothing; a key without the caps gets one warning line and its phases still run; an OSD
-# that does not answer within the timeout is recorded as missing and the phase goes on; an
-# OSD slowed on purpose is named as the outlier. Memstore (the shared cluster) and bluestore
-# (a cluster of its own, for the commit and kv sync latencies).
+# `cluster.osd` table and phases.csv columns are there; `telemetry = false` and
+# --no-telemetry collect nothing; a key without the caps gets one warning line and its
+# phases still run; an OSD that does not answer within the timeout is recorded as missing
+# and the phase goes on; an OSD slowed on purpose is named as the outlier; cephmark compare
+# reads osd.* metrics. Memstore (the shared cluster) and bluestore (a cluster of its own,
+# for the commit and kv sync latencies).
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
 
@@ -86,6 +87,12 @@ run_cli 0 run "$work/off.lua" -p progress=false -o "$work/off"
 checks=$((checks + 1))
 if grep -q '^    osd:' "$out_file"; then failures=$((failures + 1)); echo "FAIL: telemetry = false printed an osd: line"; fi
 check_results "$work/off" 'all("cluster" not in p for p in d["phases"])' 'len(d["phases"]) == 3'
+
+# --no-telemetry: the same for a scenario that has telemetry on
+run_cli 0 run "$work/telemetry.lua" -p progress=false -o "$work/cli-off" --no-telemetry
+checks=$((checks + 1))
+if grep -q '^    osd:' "$out_file"; then failures=$((failures + 1)); echo "FAIL: --no-telemetry printed an osd: line"; fi
+check_results "$work/cli-off" 'all("cluster" not in p for p in d["phases"])' 'len(d["phases"]) == 3'
 
 # a key that may use the pool but not read the OSDs' counters (osd 'allow *' is needed)
 ceph auth get-or-create "$nocaps_key" mon 'allow *' osd 'allow rwx' -o "$work/nocaps.keyring" >/dev/null 2>&1
