@@ -940,8 +940,11 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   record.elapsed = sys.monotonic() - started
   self.current_record = nil
   if counters_before and not sys.interrupted() then
-    record.cluster = record.cluster or {}
-    record.cluster.osd = self.telemetry:guarded(self.telemetry.after, counters_before)
+    local osd = self.telemetry:guarded(self.telemetry.after, counters_before)
+    if osd then
+      record.cluster = record.cluster or {}
+      record.cluster.osd = osd
+    end
   end
   if is_bench_result(result) then
     local summary = {}

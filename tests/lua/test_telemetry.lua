@@ -85,4 +85,14 @@ local comparison = compare.build(records, { by = "pool", metrics = { "iops", "os
 local text = table.concat(compare.lines(comparison), "\n")
 t.match(text, "osd op_w ms", "the comparison has the column")
 t.match(text, "15%.00", "and b's figure in ms")
+
+-- cm.scenario's telemetry field: true or false, checked where it is written
+local cm = require "cephmark"
+local sys = require "cephmark.sys"
+local here = debug.getinfo(1, "S").source:sub(2)
+local l = debug.getinfo(1, "l").currentline + 1
+local ok, err = pcall(function() local s = cm.scenario { name = "x", telemetry = "no", run = print }; return s end)
+t.eq(ok, false, "telemetry = \"no\" is refused")
+t.eq(tostring((sys.error_info(err))), string.format("%s:%d: cm.scenario: telemetry must be true or false (read the OSDs' perf counters around each pool phase), got 'no'", here, l),
+  "with the line and what is expected")
 t.done()
