@@ -7,6 +7,7 @@
 #include "lstate.h"
 #include "rados_bench.h"
 #include "rados_client.h"
+#include "rados_osd_command.h"
 #include "rados_owner.h"
 #include "registry.h"
 #include "units.h"
@@ -295,6 +296,71 @@ static int cluster_mon_command(lua_State *L)
     }
     lua_pushvalue(L, status_index);
     return 2;
+}
+
+/* cluster:osd_commands(osds, commands [, timeout]) -> {[osd] = {texts...} or
+ * {error = text, code = -errno}}: each JSON command sent to every OSD in the list, all OSDs
+ * in parallel, giving up on an OSD after `timeout` seconds (2 by default; see
+ * rados_osd_command.h). The answers come back as text: the caller decodes what it needs. */
+static int cluster_osd_commands(lua_State *L)
+{
+    struct cluster_handle *handle = check_cluster(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    double timeout = luaL_optnumber(L, 4, 2);
+    if (!(timeout > 0))
+        return luaL_argerror(L, 4, "timeout must be a positive number of seconds");
+    lua_Integer n_osds = luaL_len(L, 2), n_commands = luaL_len(L, 3);
+    if (n_commands < 1 || n_commands > CM_OSD_COMMANDS_MAX)
+        return luaL_argerror(L, 3, "expected 1 to 4 commands");
+    const char *commands[CM_OSD_COMMANDS_MAX];
+    for (lua_Integer i = 1; i <= n_commands; i++) {
+        lua_geti(L, 3, i);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            return luaL_argerror(L, 3, "commands must be JSON strings");
+        commands[i - 1] = lua_tostring(L, -1); /* kept alive by the table */
+        lua_pop(L, 1);
+    }
+    int *osds = lua_newuserdatauv(L, (size_t)(n_osds ? n_osds : 1) * sizeof *osds, 0);
+    for (lua_Integer i = 1; i <= n_osds; i++) {
+        lua_geti(L, 2, i);
+        int isnum = 0;
+        lua_Integer id = lua_tointegerx(L, -1, &isnum);
+        if (!isnum || id < 0 || id > 0x7fffffff)
+            return luaL_argerror(L, 2, "OSD ids must be integers >= 0");
+        osds[i - 1] = (int)id;
+        lua_pop(L, 1);
+    }
+    struct cm_osd_answer *answers =
+        lua_newuserdatauv(L, (size_t)(n_osds ? n_osds : 1) * sizeof *answers, 0);
+    int rc = cm_rados_osd_commands(handle->cluster, osds, (size_t)n_osds, commands,
+                                   (size_t)n_commands, cm_rados_bound(timeout), answers);
+    if (rc < 0)
+        return push_rados_failure(L, rc, "osd commands");
+    lua_createtable(L, 0, (int)n_osds);
+    for (lua_Integer i = 0; i < n_osds; i++) {
+        struct cm_osd_answer *answer = &answers[i];
+        lua_createtable(L, (int)n_commands, 2);
+        if (answer->rc < 0) {
+            if (answer->status_len > 0)
+                lua_pushlstring(L, answer->status, answer->status_len);
+            else
+                lua_pushstring(L, strerror(-answer->rc));
+            lua_setfield(L, -2, "error");
+            lua_pushinteger(L, answer->rc);
+            lua_setfield(L, -2, "code");
+        } else {
+            for (lua_Integer c = 0; c < n_commands; c++) {
+                lua_pushlstring(L, answer->out[c] ? answer->out[c] : "", answer->out_len[c]);
+                lua_rawseti(L, -2, c + 1);
+            }
+        }
+        lua_pushnumber(L, answer->seconds);
+        lua_setfield(L, -2, "seconds");
+        lua_rawseti(L, -2, answer->osd);
+    }
+    cm_osd_answers_free(answers, (size_t)n_osds);
+    return 1;
 }
 
 /* cluster:conf_get(name) -> the client's value of a config option, as a string */
@@ -1457,6 +1523,7 @@ int luaopen_cephmark_rados(lua_State *L)
         {"conf_get", cluster_conf_get},
         {"fsid", cluster_fsid},
         {"mon_command", cluster_mon_command},
+        {"osd_commands", cluster_osd_commands},
         {"pool", cluster_open_pool},
         {"pool_exists", cluster_pool_exists},
         {"wait_for_latest_osdmap", cluster_wait_for_latest_osdmap},

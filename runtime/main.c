@@ -76,6 +76,8 @@ static const char run_usage_text[] =
     "  --yes                     run a sweep of more than 1000 points without asking\n"
     "                            (its points in all repetitions count), or more than 1000\n"
     "                            repetitions (needed when stdin is not a terminal)\n"
+    "  --no-telemetry            do not read the OSDs' perf counters around pool phases\n"
+    "                            (as telemetry = false in the scenario; docs/telemetry.md)\n"
     "  -h, --help                with SCRIPT: list the scenario's parameters\n"
     "\n"
     "exit codes: 0 success; 1 the benchmark ran but reported failed ops; 2 script error,\n"
@@ -232,6 +234,9 @@ static int parse_run_args(lua_State *L, int argc, char **argv, const char **scri
         } else if (strcmp(arg, "--yes") == 0) {
             lua_pushboolean(L, 1);
             lua_setfield(L, -2, "yes");
+        } else if (strcmp(arg, "--no-telemetry") == 0) {
+            lua_pushboolean(L, 0);
+            lua_setfield(L, -2, "telemetry");
         } else if ((value = option_value(argc, argv, &i, "-p", "--param", &missing))) {
             if (strchr(value, '=') == NULL || value[0] == '=')
                 return usage_error("-p expects KEY=VALUE, got '%s'", value);

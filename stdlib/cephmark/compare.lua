@@ -19,7 +19,11 @@ M.default_metrics = { "bandwidth_mib", "iops", "lat.p50", "lat.p99" }
 M.known_metrics = { "bandwidth_mib", "bandwidth_stddev", "bandwidth_max", "bandwidth_min",
   "iops", "iops_stddev", "iops_max", "iops_min", "elapsed", "ops", "bytes", "started",
   "errors", "verify_failures", "lat.avg", "lat.stddev", "lat.min", "lat.max", "lat.p50",
-  "lat.p90", "lat.p95", "lat.p99", "lat.p99_9", "lat.p99_99" }
+  "lat.p90", "lat.p95", "lat.p99", "lat.p99_9", "lat.p99_99",
+  -- the OSDs' side of the phase (cluster.osd: cephmark.telemetry, docs/telemetry.md)
+  "osd.op_latency", "osd.op_r_latency", "osd.op_w_latency", "osd.op_rw_latency", "osd.op_process_latency",
+  "osd.op_r_process_latency", "osd.op_w_process_latency", "osd.subop_w_latency", "osd.commit_latency",
+  "osd.kv_sync_latency", "osd.op", "osd.op_r", "osd.op_w", "osd.op_in_bytes", "osd.op_out_bytes" }
 
 local known = {}
 for _, name in ipairs(M.known_metrics) do known[name] = true end
@@ -32,6 +36,14 @@ function M.value(summary, path)
     value = value[part]
   end
   return type(value) == "number" and value or nil
+end
+
+-- record_value(record, metric) -> number | nil: a phase record's figure; osd.* metrics come
+-- from the OSDs' side of the phase (record.cluster.osd), the others from its result.
+function M.record_value(record, metric)
+  if type(record) ~= "table" then return nil end
+  if type(metric) == "string" and metric:match("^osd%.") then return M.value(record.cluster, metric) end
+  return M.value(record.result, metric)
 end
 
 -- relative(value, base) -> percent difference, or nil when it has no meaning
@@ -115,7 +127,7 @@ end
 function M.cell_value(records, metric)
   local values, numbers = json.array(), {}
   for i, record in ipairs(records) do
-    local value = M.value(record.result, metric)
+    local value = M.record_value(record, metric)
     values[i] = value == nil and json.null or value
     if value ~= nil then numbers[#numbers + 1] = value end
   end
@@ -135,7 +147,7 @@ end
 local function keyed_values(cell, metric)
   local keyed = {}
   for _, record in ipairs(cell) do
-    local value = M.value(record.result, metric)
+    local value = M.record_value(record, metric)
     if value ~= nil and value == value and value ~= math.huge and value ~= -math.huge then
       keyed[record.repetition or 1] = value
     end
@@ -277,7 +289,7 @@ function M.build(records, spec)
   for _, metric in ipairs(metrics) do
     local found = known[metric]
     for _, record in ipairs(candidates) do
-      if M.value(record.result, metric) ~= nil then found = true end
+      if M.record_value(record, metric) ~= nil then found = true end
     end
     if not found then
       fail(string.format("compare: unknown metric '%s' (metrics: %s)", tostring(metric),
@@ -414,19 +426,27 @@ local headers = { bandwidth_mib = "MiB/s", bandwidth_stddev = "MiB/s sd", bandwi
   bandwidth_min = "min MiB/s", iops = "IOPS", iops_stddev = "IOPS sd", iops_max = "max IOPS",
   iops_min = "min IOPS", elapsed = "seconds" }
 local integral = { iops = true, iops_max = true, iops_min = true, ops = true, bytes = true,
-  errors = true, verify_failures = true, started = true }
+  errors = true, verify_failures = true, started = true, ["osd.op"] = true, ["osd.op_r"] = true,
+  ["osd.op_w"] = true, ["osd.op_in_bytes"] = true, ["osd.op_out_bytes"] = true }
+
+-- osd.* latencies are seconds, shown in ms like lat.*
+local function in_ms(metric)
+  return metric:match("^lat%.") or metric:match("^osd%.[%w_]*latency$")
+end
 
 function M.header(metric)
   if headers[metric] then return headers[metric] end
   local lat = metric:match("^lat%.(.+)$")
   if lat then return (lat:gsub("_", ".")) .. " ms" end
+  local osd = metric:match("^osd%.(.+)_latency$")
+  if osd then return "osd " .. osd .. " ms" end
   return metric
 end
 
 -- Three significant digits or so, without exponents: 3712, 312.5, 41.27, 0.512.
 function M.format_value(metric, value)
   if value == nil then return "-" end
-  if metric:match("^lat%.") then value = value * 1000 end
+  if in_ms(metric) then value = value * 1000 end
   if integral[metric] then return string.format("%.0f", value) end
   local magnitude = math.abs(value)
   if magnitude >= 1000 then return string.format("%.0f", value) end
@@ -445,7 +465,7 @@ function M.format_relative(percent)
 end
 
 local function scaled(metric, value)
-  if metric:match("^lat%.") then return value * 1000 end
+  if in_ms(metric) then return value * 1000 end
   return value
 end
 

@@ -136,6 +136,9 @@ local summary_columns = { "elapsed", "started", "ops", "bytes", "errors", "verif
   "iops_max", "iops_min" }
 local latency_columns = { "avg", "stddev", "min", "max", "p50", "p90", "p95", "p99", "p99_9", "p99_99" }
 local setting_columns = { "threads", "block_size", "object_size", "rate", "interrupted" }
+-- the OSDs' side of the phase (cluster.osd, cephmark.telemetry), as osd_<name> columns
+local osd_columns = { "osds", "missing", "op", "op_r", "op_r_latency", "op_w", "op_w_latency",
+  "op_w_process_latency", "subop_w_latency", "commit_latency", "op_in_bytes", "op_out_bytes", "outlier" }
 M.series_columns = { "phase_index", "phase", "label", "sec", "cur_ops", "started", "finished", "ops",
   "bytes", "errors", "avg_mib", "cur_mib", "iops", "last_lat", "avg_lat", "p99", "max_lat", "warmup",
   "partial" }
@@ -160,6 +163,13 @@ function M.phases_csv(phases)
   for _, c in ipairs(latency_columns) do columns[#columns + 1] = "lat_" .. c end
   for _, c in ipairs(setting_columns) do columns[#columns + 1] = c end
   if repetitions then columns[#columns + 1] = "repetition" end
+  local osd_seen = false
+  for _, phase in ipairs(phases) do
+    if type(phase.cluster) == "table" and type(phase.cluster.osd) == "table" then osd_seen = true end
+  end
+  if osd_seen then
+    for _, c in ipairs(osd_columns) do columns[#columns + 1] = "osd_" .. c end
+  end
   local rows = {}
   for _, phase in ipairs(phases) do
     local result = phase.result or {}
@@ -171,6 +181,13 @@ function M.phases_csv(phases)
     for _, c in ipairs(latency_columns) do row["lat_" .. c] = (result.lat or {})[c] end
     for _, c in ipairs(setting_columns) do row[c] = result[c] end
     if row.elapsed == nil then row.elapsed = phase.elapsed end
+    local osd = type(phase.cluster) == "table" and phase.cluster.osd
+    if type(osd) == "table" then
+      for _, c in ipairs(osd_columns) do row["osd_" .. c] = osd[c] end
+      row.osd_missing = type(osd.missing) == "table" and #osd.missing or nil
+      local outlier = type(osd.outliers) == "table" and osd.outliers[1]
+      row.osd_outlier = type(outlier) == "table" and outlier.osd and ("osd." .. tostring(outlier.osd)) or nil
+    end
     rows[#rows + 1] = row
   end
   return M.csv(columns, rows)

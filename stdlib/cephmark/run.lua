@@ -61,6 +61,7 @@ function M.main(opts)
     script = script,
     help = opts.help,
     yes = opts.yes,
+    telemetry = opts.telemetry,
     repeats = opts.repeats,
     order = opts.order,
     order_seed = opts.order_seed,

@@ -14,6 +14,7 @@ local repeats = require "cephmark.repeats"
 local results = require "cephmark.results"
 local sweep = require "cephmark.sweep"
 local sys = require "cephmark.sys"
+local telemetry = require "cephmark.telemetry"
 
 local M = {}
 
@@ -215,7 +216,7 @@ local function check_pools(pools, scenario_name, site)
 end
 
 local scenario_fields = { name = true, description = true, params = true, pools = true, run = true,
-  hooks = true, repeats = true, order = true }
+  hooks = true, repeats = true, order = true, telemetry = true }
 
 -- Where a scenario is defined when cm.scenario was tail-called (`return cm.scenario {`):
 -- the file of its run function or params (else the script being run), and the line
@@ -271,7 +272,7 @@ function M.define(spec, site)
   end
   for key in pairs(spec) do
     if not scenario_fields[key] then
-      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, order, params, pools, repeats, run)",
+      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, order, params, pools, repeats, run, telemetry)",
         tostring(key)))
     end
   end
@@ -288,6 +289,10 @@ function M.define(spec, site)
   end
   if spec.description ~= nil and type(spec.description) ~= "string" then
     fail_at(site, "cm.scenario: description must be a string")
+  end
+  if spec.telemetry ~= nil and type(spec.telemetry) ~= "boolean" then
+    fail_at(site, "cm.scenario: telemetry must be true or false (read the OSDs' perf counters around each pool phase), got " ..
+      params.show(spec.telemetry))
   end
   if type(spec.run) ~= "function" then
     fail_at(site, string.format("scenario '%s' needs run = function(s, p) ... end, got %s", spec.name,
@@ -318,6 +323,7 @@ function M.define(spec, site)
     hooks = hooks,
     repeats = spec.repeats or 1,
     order = spec.order or repeats.INTERLEAVED,
+    telemetry = spec.telemetry ~= false,
   }, Scenario)
   if type(spec.pools) == "function" then
     self.pools_function = spec.pools
@@ -926,11 +932,20 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     if on_second_hook then on_second_hook(self, record, second) end
     if user_on_second then return user_on_second(second) end
   end
+  -- the OSDs' counters are read outside the phase's own time
+  local counters_before = pool_label and self:telemetry_before() or nil
   self.current_record = record
   local started = sys.monotonic()
   local result = runner(on_second, record)
   record.elapsed = sys.monotonic() - started
   self.current_record = nil
+  if counters_before and not sys.interrupted() then
+    local osd = self.telemetry:guarded(self.telemetry.after, counters_before)
+    if osd then
+      record.cluster = record.cluster or {}
+      record.cluster.osd = osd
+    end
+  end
   if is_bench_result(result) then
     local summary = {}
     for k, v in pairs(result) do
@@ -957,6 +972,9 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   end
   self.records[#self.records + 1] = record
   printer.summary(result)
+  if record.cluster and record.cluster.osd and report ~= "rados-bench" then
+    say(telemetry.summary_line(record.cluster.osd))
+  end
   if is_bench_result(result) and type(result.gave_up) == "string" then
     -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
     record.error = result.gave_up
@@ -982,6 +1000,21 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   self:save(false)
   if record.status == "interrupted" then sys.fail("interrupted", sys.EXIT_INTERRUPTED) end
   return result
+end
+
+-- The OSDs' counters before a phase on a pool (cephmark.telemetry), nil when telemetry is
+-- off: `telemetry = false` in cm.scenario or in the run's context, or after it failed once.
+function Run:telemetry_before()
+  if not self.scenario.telemetry or self.context.telemetry == false then return nil end
+  if not self.telemetry then
+    local rados = require "cephmark.rados"
+    self.telemetry = telemetry.collector {
+      warn = function(message) self:warn(message) end,
+      connect = function() return rados.connect { osd_timeout = telemetry.TIMEOUT } end,
+      client = "client." .. ((rados.defaults or {}).id or "admin"),
+    }
+  end
+  return self.telemetry:guarded(self.telemetry.before)
 end
 
 -- fio's rw= words, for the targets that take an I/O type and a pattern (rbd images, disks)
@@ -1631,7 +1664,8 @@ local function load_previous(dir, site)
     local variant = copy(phase.variant)
     variant.run = run
     records[#records + 1] = { index = phase.index, name = phase.name, label = run .. " " .. tostring(phase.label),
-      point = phase.point, variant = variant, result = phase.result, repetition = phase.repetition }
+      point = phase.point, variant = variant, result = phase.result, cluster = phase.cluster,
+      repetition = phase.repetition }
   end
   return records
 end
@@ -1898,6 +1932,7 @@ function Run:finish(ok, err)
     if self.coordinator then
       step("ending the run on the agents", function() self.coordinator:finish(interrupted) end)
     end
+    if self.telemetry then self.telemetry:close() end
     step("restoring config", function()
       local restored, errors = self.config:restore()
       if not restored then error(table.concat(errors, "; "), 0) end

@@ -422,7 +422,7 @@ end
 -- The unit a metric's median and interval are written in (compare.format_interval's:
 -- latencies in ms).
 local function interval_unit(metric)
-  if metric:match("^lat%.") then return "ms" end
+  if metric:match("^lat%.") or metric:match("^osd%.[%w_]*latency$") then return "ms" end
   return compare.header(metric)
 end
 
@@ -631,6 +631,8 @@ local function metric_info(metric)
   if comparison_metrics[metric] then return comparison_metrics[metric] end
   local latency = metric:match("^lat%.(.+)$")
   if latency then return { title = latency:gsub("_", ".") .. " latency", format = lat } end
+  local osd = metric:match("^osd%.([%w_]+)_latency$")
+  if osd then return { title = "OSD " .. osd .. " latency", format = lat } end
   return { title = metric, format = scale.number }
 end
 
