@@ -19,7 +19,9 @@ M.default_metrics = { "bandwidth_mib", "iops", "lat.p50", "lat.p99" }
 M.known_metrics = { "bandwidth_mib", "bandwidth_stddev", "bandwidth_max", "bandwidth_min",
   "iops", "iops_stddev", "iops_max", "iops_min", "elapsed", "ops", "bytes", "started",
   "errors", "verify_failures", "lat.avg", "lat.stddev", "lat.min", "lat.max", "lat.p50",
-  "lat.p90", "lat.p95", "lat.p99", "lat.p99_9", "lat.p99_99" }
+  "lat.p90", "lat.p95", "lat.p99", "lat.p99_9", "lat.p99_99",
+  -- the phase's cluster table (docs/telemetry.md)
+  "cpu.client_per_op", "cpu.osd_per_op", "cpu.mib_per_osd_cpu_second" }
 
 local known = {}
 for _, name in ipairs(M.known_metrics) do known[name] = true end
@@ -32,6 +34,14 @@ function M.value(summary, path)
     value = value[part]
   end
   return type(value) == "number" and value or nil
+end
+
+-- record_value(phase, "cpu.osd_per_op") -> number | nil: a figure of the phase's result,
+-- else of its `cluster` table (what the cluster's side measured over the phase)
+function M.record_value(record, path)
+  local value = M.value(record.result, path)
+  if value == nil and type(record.cluster) == "table" then value = M.value(record.cluster, path) end
+  return value
 end
 
 -- relative(value, base) -> percent difference, or nil when it has no meaning
@@ -115,7 +125,7 @@ end
 function M.cell_value(records, metric)
   local values, numbers = json.array(), {}
   for i, record in ipairs(records) do
-    local value = M.value(record.result, metric)
+    local value = M.record_value(record, metric)
     values[i] = value == nil and json.null or value
     if value ~= nil then numbers[#numbers + 1] = value end
   end
@@ -135,7 +145,7 @@ end
 local function keyed_values(cell, metric)
   local keyed = {}
   for _, record in ipairs(cell) do
-    local value = M.value(record.result, metric)
+    local value = M.record_value(record, metric)
     if value ~= nil and value == value and value ~= math.huge and value ~= -math.huge then
       keyed[record.repetition or 1] = value
     end
@@ -277,7 +287,7 @@ function M.build(records, spec)
   for _, metric in ipairs(metrics) do
     local found = known[metric]
     for _, record in ipairs(candidates) do
-      if M.value(record.result, metric) ~= nil then found = true end
+      if M.record_value(record, metric) ~= nil then found = true end
     end
     if not found then
       fail(string.format("compare: unknown metric '%s' (metrics: %s)", tostring(metric),

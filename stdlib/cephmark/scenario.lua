@@ -8,6 +8,7 @@
 
 local compare = require "cephmark.compare"
 local config = require "cephmark.config"
+local cpu = require "cephmark.cpu"
 local json = require "cephmark.json"
 local params = require "cephmark.params"
 local repeats = require "cephmark.repeats"
@@ -215,7 +216,7 @@ local function check_pools(pools, scenario_name, site)
 end
 
 local scenario_fields = { name = true, description = true, params = true, pools = true, run = true,
-  hooks = true, repeats = true, order = true }
+  hooks = true, repeats = true, order = true, telemetry = true }
 
 -- Where a scenario is defined when cm.scenario was tail-called (`return cm.scenario {`):
 -- the file of its run function or params (else the script being run), and the line
@@ -271,7 +272,7 @@ function M.define(spec, site)
   end
   for key in pairs(spec) do
     if not scenario_fields[key] then
-      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, order, params, pools, repeats, run)",
+      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, order, params, pools, repeats, run, telemetry)",
         tostring(key)))
     end
   end
@@ -281,6 +282,10 @@ function M.define(spec, site)
   end
   if spec.order ~= nil and spec.order ~= repeats.INTERLEAVED and spec.order ~= repeats.FIXED then
     fail_at(site, "cm.scenario: order must be \"interleaved\" or \"fixed\", got " .. params.show(spec.order))
+  end
+  if spec.telemetry ~= nil and type(spec.telemetry) ~= "boolean" then
+    fail_at(site, "cm.scenario: telemetry must be true or false (the cluster's side of each phase), got " ..
+      params.show(spec.telemetry))
   end
   if type(spec.name) ~= "string" or not spec.name:match("^[%w][%w._-]*$") then
     fail_at(site, "cm.scenario: name must be a word of letters, digits, '.', '_' or '-' (it names pools and the results folder), got " ..
@@ -318,6 +323,7 @@ function M.define(spec, site)
     hooks = hooks,
     repeats = spec.repeats or 1,
     order = spec.order or repeats.INTERLEAVED,
+    telemetry = spec.telemetry ~= false,
   }, Scenario)
   if type(spec.pools) == "function" then
     self.pools_function = spec.pools
@@ -926,15 +932,20 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     if on_second_hook then on_second_hook(self, record, second) end
     if user_on_second then return user_on_second(second) end
   end
+  -- daemons are scanned only for a target on a cluster, outside the measured time
+  local telemetry, on_cluster = self.scenario.telemetry, self.next_on_cluster
+  self.next_on_cluster = nil
+  local daemons_before = telemetry and on_cluster and cpu.snapshot() or nil
   self.current_record = record
   local started = sys.monotonic()
   local result = runner(on_second, record)
   record.elapsed = sys.monotonic() - started
+  local daemons_after = daemons_before and cpu.snapshot() or nil
   self.current_record = nil
   if is_bench_result(result) then
     local summary = {}
     for k, v in pairs(result) do
-      if k ~= "series" then summary[k] = v end
+      if k ~= "series" and k ~= "client_cpu" then summary[k] = v end
     end
     record.result = plain(summary)
     compare.keep_histogram(record.result, result)
@@ -955,8 +966,18 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
       record.value = encodable and result or plain(result)
     end
   end
+  local cpu_figures = telemetry and cpu.phase(daemons_before, daemons_after,
+    is_bench_result(result) and result.client_cpu or nil)
+  if cpu_figures then
+    record.cluster = record.cluster or {}
+    record.cluster.cpu = cpu_figures
+  end
   self.records[#self.records + 1] = record
   printer.summary(result)
+  if on_cluster and cpu_figures then
+    local line = cpu.summary_line(cpu_figures)
+    if line then say(line) end
+  end
   if is_bench_result(result) and type(result.gave_up) == "string" then
     -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
     record.error = result.gave_up
@@ -1160,6 +1181,7 @@ function Run:phase(name, target, options)
     options.prefix = bench.prefix
   end
   if kind.objects then self:default_from(name, target, bench, site) end
+  self.next_on_cluster = kind.name == "pool" or kind.name == "image" or kind.name == "swift" or kind.name == "s3"
   local result = self:run_phase(name, op or name, pool_label, options, function(on_second)
     if is_pool and self.context.agents then
       bench.on_second = on_second

@@ -153,7 +153,7 @@ function M.cells(document, dir)
         by_key[key] = cell
         list[#list + 1] = cell
       end
-      cell[#cell + 1] = { result = phase.result, repetition = repetition }
+      cell[#cell + 1] = { result = phase.result, cluster = phase.cluster, repetition = repetition }
     end
   end
   return list, by_key, unfinished
@@ -173,7 +173,7 @@ local function check_metrics(asked, cell_lists)
     local found = known[metric]
     for _, list in ipairs(cell_lists) do
       for _, cell in ipairs(list) do
-        if not found and compare.value(cell[1].result, metric) ~= nil then found = true end
+        if not found and compare.record_value(cell[1], metric) ~= nil then found = true end
       end
     end
     if not found then
