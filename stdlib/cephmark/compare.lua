@@ -20,7 +20,7 @@ M.known_metrics = { "bandwidth_mib", "bandwidth_stddev", "bandwidth_max", "bandw
   "iops", "iops_stddev", "iops_max", "iops_min", "elapsed", "ops", "bytes", "started",
   "errors", "verify_failures", "lat.avg", "lat.stddev", "lat.min", "lat.max", "lat.p50",
   "lat.p90", "lat.p95", "lat.p99", "lat.p99_9", "lat.p99_99",
-  -- the phase's cluster table (docs/telemetry.md)
+  -- the phase's cluster table (docs/cpu.md)
   "cpu.client_per_op", "cpu.osd_per_op", "cpu.mib_per_osd_cpu_second" }
 
 local known = {}

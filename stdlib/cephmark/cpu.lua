@@ -3,7 +3,7 @@
 -- (ceph-osd, ceph-mon, ceph-mgr, radosgw that read the client's config file, read from
 -- /proc before and after the phase),
 -- divided by the ops the phase completed. Kept as the phase's `cluster.cpu`
--- (docs/telemetry.md, "CPU per op"). Daemons found here are "the cluster" only when the
+-- (docs/cpu.md). Daemons found here are "the cluster" only when the
 -- cluster runs on this host: the table says so in `scope`.
 
 local sys = require "cephmark.sys"
