@@ -974,7 +974,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   end
   self.records[#self.records + 1] = record
   printer.summary(result)
-  if on_cluster and cpu_figures then
+  if on_cluster and cpu_figures and report ~= "rados-bench" then -- (rados bench's layout as it is)
     local line = cpu.summary_line(cpu_figures)
     if line then say(line) end
   end

@@ -433,7 +433,8 @@ local words = {
 }
 
 -- kind_of(metric) -> "latency" for latency figures (lat.*, ttfb.*) and CPU per op
--- (cpu.*_per_op), "rate" for bandwidth, IOPS and cpu.mib_per_osd_cpu_second, nil for the others (counts, seconds), which have no verdict word.
+-- (cpu.*_per_op), "rate" for bandwidth, IOPS and cpu.mib_per_osd_cpu_second, nil for the
+-- others (counts, seconds), which have no verdict word.
 function M.kind_of(metric)
   if type(metric) ~= "string" then return nil end
   if metric:match("^lat[%._]") or metric:match("^lat$") or metric:match("^ttfb") then return "latency" end

@@ -118,6 +118,18 @@ t.eq(cpu.format(1.2345e-3), "1.23 ms", "1.23 ms")
 t.eq(cpu.format(0.9996e-3), "1.00 ms", "rounds up into ms")
 t.eq(cpu.format(0), "0 µs", "zero")
 
+-- comparisons judge CPU per op like a latency and MiB per OSD CPU-second like a bandwidth
+local stats = require "cephmark.stats"
+t.eq(stats.kind_of("cpu.osd_per_op"), "latency", "cpu.osd_per_op: lower is better")
+t.eq(stats.kind_of("cpu.client_per_op"), "latency", "cpu.client_per_op: lower is better")
+t.eq(stats.kind_of("cpu.mib_per_osd_cpu_second"), "rate", "cpu.mib_per_osd_cpu_second: higher is better")
+t.eq(stats.kind_of("cpu.osds"), nil, "a count has no direction")
+local compare = require "cephmark.compare"
+t.eq(compare.record_value({ result = { iops = 5 }, cluster = { cpu = { osd_per_op = 4e-4 } } }, "cpu.osd_per_op"), 4e-4,
+  "a metric read from the phase's cluster table")
+t.eq(compare.record_value({ result = { iops = 5 } }, "cpu.osd_per_op"), nil, "absent without one")
+t.eq(compare.record_value({ result = { iops = 5 }, cluster = { cpu = {} } }, "iops"), 5, "result fields as before")
+
 -- the engine measures the client's CPU on the null target: over the run, all its ops
 local null = require "cephmark.null"
 local result = null.bench { seconds = 0.5, threads = 4, delay = "1ms" }
