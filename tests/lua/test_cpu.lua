@@ -62,8 +62,35 @@ local ok, err = pcall(function()
   t.eq(cpu.snapshot(nil, { "sh" }) == nil or next(cpu.snapshot(nil, { "sh" })) == nil, true,
     "no conf known: no daemons")
 end)
+-- a "ceph-osd" (a copy of sh, so that its comm is that) reading conf_a, restarted between
+-- two snapshots: the default scan finds it as osd.9, and the phase marks it restarted
+local fake = dir .. "/cephmark-cpu-test-" .. sys.getpid() .. "/ceph-osd"
+local fake_pids = {}
+local restarted_ok, restarted_err = pcall(function()
+  assert(sys.mkdir(fake:match("(.*)/")))
+  assert(sys.write_file(fake, assert(sys.read_file("/bin/sh"))))
+  assert(sys.run { "chmod", "+x", fake }.status == 0)
+  local argv = { fake, "-c", loop, "ceph-osd", "--conf", conf_a, "-i", "9" }
+  fake_pids[1] = assert(sys.spawn(argv))
+  sys.sleep(0.3)
+  local before = cpu.snapshot(conf_a)
+  t.eq(before["osd.9"] and before["osd.9"].pid, fake_pids[1], "the default scan finds a ceph-osd reading conf_a as osd.9")
+  sys.kill(fake_pids[1], "KILL")
+  fake_pids[2] = assert(sys.spawn(argv))
+  sys.sleep(0.3)
+  local after = cpu.snapshot(conf_a)
+  local figures = cpu.phase(before, after, { user = 0, system = 0, ops = 10, bytes = 0 })
+  t.eq(figures.daemons["osd.9"].restarted, true, "a new process under the same name: restarted")
+  t.ok(figures.daemons["osd.9"].seconds <= after["osd.9"].cpu, "counted from its own start only")
+  t.eq(figures.osds, 1, "one ceph-osd")
+  t.match(cpu.summary_line(figures), "%(1 ceph%-osd, 1 restarted%)", "the line says so")
+end)
+for _, pid in ipairs(fake_pids) do sys.kill(pid, "KILL") end
+os.remove(fake)
+os.remove(fake:match("(.*)/"))
 sys.kill(busy, "KILL")
 sys.kill(idle, "KILL")
+if not restarted_ok then error(restarted_err, 0) end
 os.remove(conf_a)
 os.remove(conf_b)
 if not ok then error(err, 0) end
