@@ -1409,6 +1409,7 @@ function Run:workers(options)
   for k, v in pairs(options) do
     if k ~= "name" and k ~= "pool" and not phase_own_options[k] and k ~= "on_second" then run_options[k] = v end
   end
+  self.next_on_cluster = pool_label ~= nil
   return self:run_phase(name, "workers", pool_label, options, function(on_second)
     run_options.on_second = on_second
     return workers.run(run_options)
