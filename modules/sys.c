@@ -973,7 +973,7 @@ static int sys_process_cpu(lua_State *L)
                               &utime, &stime, &start) != 3)
             continue;
         pid_t pid = (pid_t)strtol(entry->d_name, NULL, 10);
-        struct daemon_args args;
+        struct daemon_args args = {0};
         daemon_args(pid, comm, &args);
         lua_createtable(L, 0, 7);
         lua_pushinteger(L, pid);
