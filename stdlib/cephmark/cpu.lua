@@ -32,7 +32,8 @@ function M.snapshot(conf, comms)
     conf = ok and type(rados.defaults) == "table" and rawget(rados.defaults, "conf") or nil
   end
   if type(conf) ~= "string" then return nil, "the cluster's config file is not known" end
-  local list, err = sys.process_cpu(comms)
+  local ok, list, err = pcall(sys.process_cpu, comms)
+  if not ok then return nil, tostring(list) end
   if not list then return nil, err end
   local real = {}
   local function resolve(path)
@@ -62,7 +63,7 @@ end
 -- is not a bench). A daemon whose start time changed restarted in the phase: only the new
 -- process's CPU is known, it is counted, and it is marked `restarted`; one gone by the end
 -- is marked `gone` and not counted.
-function M.phase(before, after, client)
+local function phase_figures(before, after, client)
   local cpu = {}
   local ops, bytes
   if type(client) == "table" and type(client.ops) == "number" then
@@ -113,6 +114,14 @@ function M.phase(before, after, client)
   end
   if next(cpu) == nil then return nil end
   return cpu
+end
+
+-- Telemetry never fails a phase: figures that cannot be made are recorded as missing,
+-- with the reason.
+function M.phase(before, after, client)
+  local ok, figures = pcall(phase_figures, before, after, client)
+  if ok then return figures end
+  return { missing = tostring(figures) }
 end
 
 -- A CPU figure in µs (ms from 1000 µs), three significant digits at most.

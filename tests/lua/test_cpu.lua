@@ -136,6 +136,9 @@ local no_osds = cpu.phase({ ["mon.a"] = before["mon.a"] }, { ["mon.a"] = after["
 t.eq(no_osds.osd_per_op, nil, "no OSD: no osd_per_op")
 t.eq(cpu.summary_line(no_osds), "    cpu/op: client 100 µs", "no OSD: the client only")
 t.eq(cpu.phase(nil, nil, nil), nil, "nothing measured: no table")
+t.match(cpu.phase({ ["osd.0"] = { comm = "ceph-osd", pid = 1, cpu = "x", start = 1 } },
+  { ["osd.0"] = { comm = "ceph-osd", pid = 1, cpu = 2, start = 1 } }, nil).missing, ".",
+  "figures that cannot be made are recorded as missing, never raised")
 t.eq(cpu.phase(nil, nil, { user = 0, system = 0, ops = 0, bytes = 0 }).client_per_op, nil, "no ops: no per op")
 
 -- formatting: three significant digits at most, ms from 1000 µs
