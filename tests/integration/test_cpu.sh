@@ -56,6 +56,11 @@ checks=$((checks + 1))
 json_check "$work/on" 'cpu(1).osd_per_op > 0 and cpu(2).osd_per_op > 0' "the OSDs' CPU per op of each write is > 0"
 json_check "$work/on" 'cpu(1).osds == 3 and cpu(1).kinds["ceph-osd"].count == 3' "3 ceph-osd found (this cluster's only)"
 json_check "$work/on" 'cpu(1).daemons["osd.0"] and cpu(1).daemons["osd.1"] and cpu(1).daemons["osd.2"] and cpu(1).daemons["mon.a"]' "named osd.0-2 and mon.a"
+# the very processes of this cluster: their pids are the ones in its pid files
+run_dir=$(dirname "$CEPH_CONF")/run
+for daemon in osd.0 osd.1 osd.2 mon.a; do
+  json_check "$work/on" "cpu(1).daemons[\"$daemon\"].pid == $(cat "$run_dir/$daemon.pid" 2>/dev/null || echo 0)" "$daemon is the process of $run_dir/$daemon.pid"
+done
 json_check "$work/on" 'cpu(1).kinds["radosgw"] and cpu(1).kinds["radosgw"].count == 1' "this cluster's radosgw"
 json_check "$work/on" 'cpu(1).client_per_op > 0 and cpu(1).client.ops >= r.phases[1].result.ops' "the client's CPU per op, over every op of the phase"
 json_check "$work/on" 'cpu(1).scope == "daemons on this host"' "the scope is said"
