@@ -426,10 +426,16 @@ local headers = { bandwidth_mib = "MiB/s", bandwidth_stddev = "MiB/s sd", bandwi
 local integral = { iops = true, iops_max = true, iops_min = true, ops = true, bytes = true,
   errors = true, verify_failures = true, started = true }
 
+-- CPU per op (docs/cpu.md) is kept in seconds and shown in µs
+local function is_cpu_per_op(metric)
+  return metric:match("^cpu%..*per_op$") ~= nil
+end
+
 function M.header(metric)
   if headers[metric] then return headers[metric] end
   local lat = metric:match("^lat%.(.+)$")
   if lat then return (lat:gsub("_", ".")) .. " ms" end
+  if is_cpu_per_op(metric) then return metric .. " µs" end
   return metric
 end
 
@@ -437,6 +443,7 @@ end
 function M.format_value(metric, value)
   if value == nil then return "-" end
   if metric:match("^lat%.") then value = value * 1000 end
+  if is_cpu_per_op(metric) then value = value * 1e6 end
   if integral[metric] then return string.format("%.0f", value) end
   local magnitude = math.abs(value)
   if magnitude >= 1000 then return string.format("%.0f", value) end
@@ -456,6 +463,7 @@ end
 
 local function scaled(metric, value)
   if metric:match("^lat%.") then return value * 1000 end
+  if is_cpu_per_op(metric) then return value * 1e6 end
   return value
 end
 

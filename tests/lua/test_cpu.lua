@@ -159,6 +159,11 @@ t.eq(compare.record_value({ result = { iops = 5 }, cluster = { cpu = { osd_per_o
   "a metric read from the phase's cluster table")
 t.eq(compare.record_value({ result = { iops = 5 } }, "cpu.osd_per_op"), nil, "absent without one")
 t.eq(compare.record_value({ result = { iops = 5 }, cluster = { cpu = {} } }, "iops"), 5, "result fields as before")
+t.eq(compare.header("cpu.osd_per_op"), "cpu.osd_per_op µs", "tables show CPU per op in µs")
+t.eq(compare.format_value("cpu.osd_per_op", 517e-6), "517.0", "517 µs, not 0.001 s")
+t.eq(compare.format_interval("cpu.client_per_op", { median = 81.2e-6, ci_low = 76.3e-6, ci_high = 86.3e-6 }),
+  "81 [76, 86]", "an interval in µs, with the digits its width supports")
+t.eq(compare.format_value("cpu.mib_per_osd_cpu_second", 5.1), "5.100", "MiB per OSD CPU-second as it is")
 
 -- the engine measures the client's CPU on the null target: over the run, all its ops
 local null = require "cephmark.null"
