@@ -76,7 +76,12 @@ value=$(cut -d, -f"${col:-1}" <<<"$row")
 checks=$((checks + 1))
 [ -n "$col" ] && [ -n "$value" ] || { failures=$((failures + 1)); echo "FAIL: phases.csv: cpu_osd_per_op '$value' (column ${col:-missing})"; }
 run_cli 0 compare "$work/on" "$work/on" --metric cpu.osd_per_op,cpu.client_per_op
-expect_stdout 'cpu.osd_per_op'
+expect_stdout 'cpu.osd_per_op µs +[0-9]'
+# the report draws the comparison's CPU per op by variant, in µs
+for text in 'cpu.osd_per_op (CPU seconds per op) by variant' 'median (µs)'; do
+  checks=$((checks + 1))
+  grep -qF "$text" "$work/on/report.html" || { failures=$((failures + 1)); echo "FAIL: report.html lacks '$text'"; }
+done
 
 # 2. telemetry = false: no line, no cluster.cpu, empty columns
 run_cli 0 run "$work/cpu-false.lua" -o "$work/off"

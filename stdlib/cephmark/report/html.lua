@@ -423,6 +423,7 @@ end
 -- latencies in ms).
 local function interval_unit(metric)
   if metric:match("^lat%.") then return "ms" end
+  if metric:match("^cpu%..*per_op$") then return "µs" end -- (docs/cpu.md)
   return compare.header(metric)
 end
 
@@ -631,6 +632,7 @@ local function metric_info(metric)
   if comparison_metrics[metric] then return comparison_metrics[metric] end
   local latency = metric:match("^lat%.(.+)$")
   if latency then return { title = latency:gsub("_", ".") .. " latency", format = lat } end
+  if metric:match("^cpu%..*per_op$") then return { title = metric .. " (CPU seconds per op)", format = lat } end
   return { title = metric, format = scale.number }
 end
 
