@@ -45,8 +45,9 @@ local ok, err = pcall(function()
 
   -- the busy loop's CPU over a known time: more than nothing, at most the wall time (one
   -- core) and a clock tick
-  local before = cpu.snapshot(conf_a, { "sh" })
+  -- the wall time spans both readings, so it is never shorter than the CPU interval
   local started = sys.monotonic()
+  local before = cpu.snapshot(conf_a, { "sh" })
   sys.sleep(1)
   local after = cpu.snapshot(conf_a, { "sh" })
   local wall = sys.monotonic() - started
