@@ -854,6 +854,152 @@ static int sys_cpu_times(lua_State *L)
     return 2;
 }
 
+/* Reads a small /proc file whole into buf (NUL-terminated); the length, or -1. */
+static ssize_t read_small_file(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
+/* What a daemon's command line says about it: its name (`-i 0` / `--id 0` give "osd.0",
+ * the kind without the "ceph-" prefix; `-n client.rgw.x` / `--name x` the name itself), and
+ * the config file (`-c` / `--conf`) and cluster name (`--cluster`) it reads, which tell
+ * whose daemon it is when several clusters run on one host. */
+struct daemon_args {
+    char name[128];
+    char conf[PATH_MAX];
+    char cluster[64];
+};
+
+static void daemon_args(pid_t pid, const char *comm, struct daemon_args *args)
+{
+    char path[64], cmdline[8192];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    ssize_t n = read_small_file(path, cmdline, sizeof cmdline);
+    const char *kind = strncmp(comm, "ceph-", 5) == 0 ? comm + 5 : comm;
+    snprintf(args->name, sizeof args->name, "%s.%d", kind, (int)pid);
+    args->conf[0] = args->cluster[0] = '\0';
+    bool named = false;
+    for (ssize_t at = 0; n > 0 && at < n;) {
+        const char *arg = cmdline + at;
+        size_t len = strlen(arg);
+        const char *next = at + (ssize_t)len + 1 < n ? arg + len + 1 : NULL;
+        const char *value;
+        if (!named && (((strcmp(arg, "-i") == 0 || strcmp(arg, "--id") == 0) && (value = next)) ||
+                       (strncmp(arg, "--id=", 5) == 0 && (value = arg + 5)))) {
+            snprintf(args->name, sizeof args->name, "%s.%s", kind, value);
+            named = true;
+        } else if (!named &&
+                   (((strcmp(arg, "-n") == 0 || strcmp(arg, "--name") == 0) && (value = next)) ||
+                    (strncmp(arg, "--name=", 7) == 0 && (value = arg + 7)))) {
+            snprintf(args->name, sizeof args->name, "%s", value);
+            named = true;
+        } else if (((strcmp(arg, "-c") == 0 || strcmp(arg, "--conf") == 0) && (value = next)) ||
+                   (strncmp(arg, "--conf=", 7) == 0 && (value = arg + 7))) {
+            snprintf(args->conf, sizeof args->conf, "%s", value);
+        } else if ((strcmp(arg, "--cluster") == 0 && (value = next)) ||
+                   (strncmp(arg, "--cluster=", 10) == 0 && (value = arg + 10))) {
+            snprintf(args->cluster, sizeof args->cluster, "%s", value);
+        }
+        at += (ssize_t)len + 1;
+    }
+}
+
+/* sys.process_cpu([comm names]) -> { {pid, comm, name, conf, cluster, cpu, start}, ... }: every
+ * process whose /proc/PID/comm is one of the names (default: the ceph daemons), with its user +
+ * system CPU seconds (all threads) and its start time in clock ticks after boot, which
+ * tells a restarted daemon from the one before it. Done in C: a scan of /proc touches
+ * every process on the host, and it runs twice per phase. */
+static int sys_process_cpu(lua_State *L)
+{
+    static const char *const ceph_daemons[] = {"ceph-osd", "ceph-mon", "ceph-mgr", "radosgw"};
+    const char *names[32];
+    size_t n_names = 0;
+    if (lua_isnoneornil(L, 1)) {
+        for (; n_names < sizeof ceph_daemons / sizeof ceph_daemons[0]; n_names++)
+            names[n_names] = ceph_daemons[n_names];
+    } else {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        lua_Integer count = luaL_len(L, 1);
+        luaL_argcheck(L, count >= 1 && count <= 32, 1, "expected a list of 1 to 32 process names");
+        for (lua_Integer i = 1; i <= count; i++) {
+            if (lua_rawgeti(L, 1, i) != LUA_TSTRING)
+                return luaL_argerror(L, 1, "expected a list of process names (strings)");
+            names[n_names++] = lua_tostring(L, -1);
+            lua_pop(L, 1); /* the string stays alive in the table */
+        }
+    }
+    long ticks = sysconf(_SC_CLK_TCK);
+    if (ticks <= 0)
+        ticks = 100;
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return push_failure(L, "/proc", errno);
+    lua_newtable(L);
+    lua_Integer found = 0;
+    struct dirent *entry;
+    while ((entry = readdir(proc)) != NULL) {
+        if (entry->d_name[0] < '1' || entry->d_name[0] > '9')
+            continue;
+        char path[300], comm[64], stat[1024];
+        snprintf(path, sizeof path, "/proc/%s/comm", entry->d_name);
+        ssize_t len = read_small_file(path, comm, sizeof comm);
+        if (len <= 0)
+            continue; /* gone since the listing */
+        if (comm[len - 1] == '\n')
+            comm[len - 1] = '\0';
+        bool wanted = false;
+        for (size_t i = 0; i < n_names && !wanted; i++)
+            wanted = strncmp(comm, names[i], 15) == 0; /* comm keeps 15 characters */
+        if (!wanted)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", entry->d_name);
+        if (read_small_file(path, stat, sizeof stat) <= 0)
+            continue;
+        /* fields after the command name in parentheses, which may hold spaces: the
+         * state is field 3, utime 14, stime 15, starttime 22 */
+        char *fields = strrchr(stat, ')');
+        unsigned long long utime = 0, stime = 0, start = 0;
+        if (!fields || sscanf(fields + 1,
+                              " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d "
+                              "%*d %*d %*d %llu",
+                              &utime, &stime, &start) != 3)
+            continue;
+        pid_t pid = (pid_t)strtol(entry->d_name, NULL, 10);
+        struct daemon_args args = {0};
+        daemon_args(pid, comm, &args);
+        lua_createtable(L, 0, 7);
+        lua_pushinteger(L, pid);
+        lua_setfield(L, -2, "pid");
+        lua_pushstring(L, comm);
+        lua_setfield(L, -2, "comm");
+        lua_pushstring(L, args.name);
+        lua_setfield(L, -2, "name");
+        if (args.conf[0]) {
+            lua_pushstring(L, args.conf);
+            lua_setfield(L, -2, "conf");
+        }
+        if (args.cluster[0]) {
+            lua_pushstring(L, args.cluster);
+            lua_setfield(L, -2, "cluster");
+        }
+        lua_pushnumber(L, (double)(utime + stime) / (double)ticks);
+        lua_setfield(L, -2, "cpu");
+        lua_pushinteger(L, (lua_Integer)start);
+        lua_setfield(L, -2, "start");
+        lua_rawseti(L, -2, ++found);
+    }
+    closedir(proc);
+    return 1;
+}
+
 static int sys_isatty(lua_State *L)
 {
     lua_pushboolean(L, isatty((int)luaL_optinteger(L, 1, STDOUT_FILENO)));
@@ -1057,6 +1203,7 @@ int luaopen_cephmark_sys(lua_State *L)
         {"parse_number", sys_parse_number},
         {"parse_size", sys_parse_size},
         {"port_open", sys_port_open},
+        {"process_cpu", sys_process_cpu},
         {"read_file", sys_read_file},
         {"realtime", sys_realtime},
         {"realpath", sys_realpath},

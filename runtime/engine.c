@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define NS_PER_S 1000000000ULL
@@ -171,6 +172,11 @@ static void start_ops(struct cm_engine *engine)
 static double ns_to_s(uint64_t ns)
 {
     return (double)ns / 1e9;
+}
+
+static double timeval_s(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
 static int push_second(struct cm_engine *engine, const struct cm_engine_second *second)
@@ -545,6 +551,8 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
 
     /* the loop thread's timers fire when asked, not up to 50 us later (the default slack) */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    struct rusage usage_before, usage_after;
+    getrusage(RUSAGE_SELF, &usage_before);
     engine->start_ns = cm_now_ns();
     engine->warmup_end_ns = engine->start_ns + (uint64_t)(fmax(0, config->warmup) * 1e9);
     engine->stop_ns =
@@ -617,6 +625,11 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     /* a loop blocked in the target until the watchdog fired never saw the interrupt */
     if (cm_interrupted() && !config->ignore_interrupt)
         result->interrupted = true;
+    getrusage(RUSAGE_SELF, &usage_after);
+    result->cpu_user_s = timeval_s(usage_after.ru_utime) - timeval_s(usage_before.ru_utime);
+    result->cpu_system_s = timeval_s(usage_after.ru_stime) - timeval_s(usage_before.ru_stime);
+    result->ops_all = engine->total_ok_all;
+    result->bytes_all = engine->total_bytes_all;
     result->drained = engine->in_flight == 0;
     /* the partial last second is part of the series when anything happened in it, marked
      * partial and left out of the per-second statistics */

@@ -142,6 +142,11 @@ struct cm_engine_result {
     /* over the full seconds after warm-up, as rados bench reports them */
     double bandwidth_stddev, bandwidth_max, bandwidth_min;
     double iops_stddev, iops_max, iops_min;
+    /* this process's CPU (all threads: librados' too) from just before the clock started
+     * to the end of the drain, and the ops and bytes completed in that time (warm-up
+     * included), so that CPU per op divides like by like */
+    double cpu_user_s, cpu_system_s;
+    uint64_t ops_all, bytes_all;
     cm_hist *latency;             /* after warm-up; corrected from intended start (open loop) */
     cm_hist *latency_uncorrected; /* open loop only: from the actual start; NULL closed */
     cm_hist *latency_read;        /* reads only, after warm-up (as `latency`) */

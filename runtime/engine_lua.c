@@ -502,6 +502,13 @@ void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
     FIELD_NUM("iops_max", r->iops_max);
     FIELD_NUM("iops_min", r->iops_min);
     FIELD_INT("threads", config->depth);
+    /* the client's CPU over the run: the scenario files it under the phase's cluster.cpu */
+    lua_createtable(L, 0, 4);
+    FIELD_NUM("user", r->cpu_user_s);
+    FIELD_NUM("system", r->cpu_system_s);
+    FIELD_INT("ops", r->ops_all);
+    FIELD_INT("bytes", r->bytes_all);
+    lua_setfield(L, -2, "client_cpu");
     if (config->rate > 0) {
         FIELD_NUM("rate", config->rate);
     }

@@ -23,7 +23,9 @@ M.known_metrics = { "bandwidth_mib", "bandwidth_stddev", "bandwidth_max", "bandw
   -- the OSDs' side of the phase (cluster.osd: cephmark.telemetry, docs/telemetry.md)
   "osd.op_latency", "osd.op_r_latency", "osd.op_w_latency", "osd.op_rw_latency", "osd.op_process_latency",
   "osd.op_r_process_latency", "osd.op_w_process_latency", "osd.subop_w_latency", "osd.commit_latency",
-  "osd.kv_sync_latency", "osd.op", "osd.op_r", "osd.op_w", "osd.op_in_bytes", "osd.op_out_bytes" }
+  "osd.kv_sync_latency", "osd.op", "osd.op_r", "osd.op_w", "osd.op_in_bytes", "osd.op_out_bytes",
+  -- the phase's cluster table (docs/cpu.md)
+  "cpu.client_per_op", "cpu.osd_per_op", "cpu.mib_per_osd_cpu_second" }
 
 local known = {}
 for _, name in ipairs(M.known_metrics) do known[name] = true end
@@ -38,12 +40,15 @@ function M.value(summary, path)
   return type(value) == "number" and value or nil
 end
 
--- record_value(record, metric) -> number | nil: a phase record's figure; osd.* metrics come
--- from the OSDs' side of the phase (record.cluster.osd), the others from its result.
+-- record_value(record, metric) -> number | nil: a phase record's figure: of its result, else
+-- of its `cluster` table, what the cluster's side measured over the phase (osd.* from the
+-- OSDs' counters, docs/telemetry.md; cpu.* from the CPU of the client and the daemons,
+-- docs/cpu.md).
 function M.record_value(record, metric)
   if type(record) ~= "table" then return nil end
-  if type(metric) == "string" and metric:match("^osd%.") then return M.value(record.cluster, metric) end
-  return M.value(record.result, metric)
+  local value = M.value(record.result, metric)
+  if value == nil and type(record.cluster) == "table" then value = M.value(record.cluster, metric) end
+  return value
 end
 
 -- relative(value, base) -> percent difference, or nil when it has no meaning
@@ -434,12 +439,18 @@ local function in_ms(metric)
   return metric:match("^lat%.") or metric:match("^osd%.[%w_]*latency$")
 end
 
+-- CPU per op (docs/cpu.md) is kept in seconds and shown in µs
+local function is_cpu_per_op(metric)
+  return metric:match("^cpu%..*per_op$") ~= nil
+end
+
 function M.header(metric)
   if headers[metric] then return headers[metric] end
   local lat = metric:match("^lat%.(.+)$")
   if lat then return (lat:gsub("_", ".")) .. " ms" end
   local osd = metric:match("^osd%.(.+)_latency$")
   if osd then return "osd " .. osd .. " ms" end
+  if is_cpu_per_op(metric) then return metric .. " µs" end
   return metric
 end
 
@@ -447,6 +458,7 @@ end
 function M.format_value(metric, value)
   if value == nil then return "-" end
   if in_ms(metric) then value = value * 1000 end
+  if is_cpu_per_op(metric) then value = value * 1e6 end
   if integral[metric] then return string.format("%.0f", value) end
   local magnitude = math.abs(value)
   if magnitude >= 1000 then return string.format("%.0f", value) end
@@ -466,6 +478,7 @@ end
 
 local function scaled(metric, value)
   if in_ms(metric) then return value * 1000 end
+  if is_cpu_per_op(metric) then return value * 1e6 end
   return value
 end
 

@@ -139,6 +139,8 @@ local setting_columns = { "threads", "block_size", "object_size", "rate", "inter
 -- the OSDs' side of the phase (cluster.osd, cephmark.telemetry), as osd_<name> columns
 local osd_columns = { "osds", "missing", "op", "op_r", "op_r_latency", "op_w", "op_w_latency",
   "op_w_process_latency", "subop_w_latency", "commit_latency", "op_in_bytes", "op_out_bytes", "outlier" }
+-- from the phase's cluster.cpu: seconds of CPU per op, the OSDs found, MiB per OSD CPU-second
+local cpu_columns = { "client_per_op", "osd_per_op", "osds", "mib_per_osd_cpu_second" }
 M.series_columns = { "phase_index", "phase", "label", "sec", "cur_ops", "started", "finished", "ops",
   "bytes", "errors", "avg_mib", "cur_mib", "iops", "last_lat", "avg_lat", "p99", "max_lat", "warmup",
   "partial" }
@@ -162,6 +164,7 @@ function M.phases_csv(phases)
   for _, c in ipairs(summary_columns) do columns[#columns + 1] = c end
   for _, c in ipairs(latency_columns) do columns[#columns + 1] = "lat_" .. c end
   for _, c in ipairs(setting_columns) do columns[#columns + 1] = c end
+  for _, c in ipairs(cpu_columns) do columns[#columns + 1] = "cpu_" .. c end
   if repetitions then columns[#columns + 1] = "repetition" end
   local osd_seen = false
   for _, phase in ipairs(phases) do
@@ -180,6 +183,8 @@ function M.phases_csv(phases)
     for _, c in ipairs(summary_columns) do row[c] = result[c] end
     for _, c in ipairs(latency_columns) do row["lat_" .. c] = (result.lat or {})[c] end
     for _, c in ipairs(setting_columns) do row[c] = result[c] end
+    local cpu = type(phase.cluster) == "table" and type(phase.cluster.cpu) == "table" and phase.cluster.cpu or {}
+    for _, c in ipairs(cpu_columns) do row["cpu_" .. c] = cpu[c] end
     if row.elapsed == nil then row.elapsed = phase.elapsed end
     local osd = type(phase.cluster) == "table" and phase.cluster.osd
     if type(osd) == "table" then

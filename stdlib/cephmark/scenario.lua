@@ -8,6 +8,7 @@
 
 local compare = require "cephmark.compare"
 local config = require "cephmark.config"
+local cpu = require "cephmark.cpu"
 local json = require "cephmark.json"
 local params = require "cephmark.params"
 local repeats = require "cephmark.repeats"
@@ -283,16 +284,16 @@ function M.define(spec, site)
   if spec.order ~= nil and spec.order ~= repeats.INTERLEAVED and spec.order ~= repeats.FIXED then
     fail_at(site, "cm.scenario: order must be \"interleaved\" or \"fixed\", got " .. params.show(spec.order))
   end
+  if spec.telemetry ~= nil and type(spec.telemetry) ~= "boolean" then
+    fail_at(site, "cm.scenario: telemetry must be true or false (the cluster's side of each phase), got " ..
+      params.show(spec.telemetry))
+  end
   if type(spec.name) ~= "string" or not spec.name:match("^[%w][%w._-]*$") then
     fail_at(site, "cm.scenario: name must be a word of letters, digits, '.', '_' or '-' (it names pools and the results folder), got " ..
       params.show(spec.name))
   end
   if spec.description ~= nil and type(spec.description) ~= "string" then
     fail_at(site, "cm.scenario: description must be a string")
-  end
-  if spec.telemetry ~= nil and type(spec.telemetry) ~= "boolean" then
-    fail_at(site, "cm.scenario: telemetry must be true or false (read the OSDs' perf counters around each pool phase), got " ..
-      params.show(spec.telemetry))
   end
   if type(spec.run) ~= "function" then
     fail_at(site, string.format("scenario '%s' needs run = function(s, p) ... end, got %s", spec.name,
@@ -932,12 +933,18 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     if on_second_hook then on_second_hook(self, record, second) end
     if user_on_second then return user_on_second(second) end
   end
-  -- the OSDs' counters are read outside the phase's own time
+  -- the OSDs' counters are read, and the daemons scanned (only for a target on a cluster),
+  -- outside the phase's own time
+  local telemetry_on = self.scenario.telemetry and self.context.telemetry ~= false
+  local on_cluster = self.next_on_cluster
+  self.next_on_cluster = nil
   local counters_before = pool_label and self:telemetry_before() or nil
+  local daemons_before = telemetry_on and on_cluster and cpu.snapshot() or nil
   self.current_record = record
   local started = sys.monotonic()
   local result = runner(on_second, record)
   record.elapsed = sys.monotonic() - started
+  local daemons_after = daemons_before and cpu.snapshot() or nil
   self.current_record = nil
   if counters_before and not sys.interrupted() then
     local osd = self.telemetry:guarded(self.telemetry.after, counters_before)
@@ -949,7 +956,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   if is_bench_result(result) then
     local summary = {}
     for k, v in pairs(result) do
-      if k ~= "series" then summary[k] = v end
+      if k ~= "series" and k ~= "client_cpu" then summary[k] = v end
     end
     record.result = plain(summary)
     compare.keep_histogram(record.result, result)
@@ -970,10 +977,20 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
       record.value = encodable and result or plain(result)
     end
   end
+  local cpu_figures = telemetry_on and cpu.phase(daemons_before, daemons_after,
+    is_bench_result(result) and result.client_cpu or nil)
+  if cpu_figures then
+    record.cluster = record.cluster or {}
+    record.cluster.cpu = cpu_figures
+  end
   self.records[#self.records + 1] = record
   printer.summary(result)
   if record.cluster and record.cluster.osd and report ~= "rados-bench" then
     say(telemetry.summary_line(record.cluster.osd))
+  end
+  if on_cluster and cpu_figures and report ~= "rados-bench" then -- (rados bench's layout as it is)
+    local line = cpu.summary_line(cpu_figures)
+    if line then say(line) end
   end
   if is_bench_result(result) and type(result.gave_up) == "string" then
     -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
@@ -1193,6 +1210,7 @@ function Run:phase(name, target, options)
     options.prefix = bench.prefix
   end
   if kind.objects then self:default_from(name, target, bench, site) end
+  self.next_on_cluster = kind.name == "pool" or kind.name == "image" or kind.name == "swift" or kind.name == "s3"
   local result = self:run_phase(name, op or name, pool_label, options, function(on_second)
     if is_pool and self.context.agents then
       bench.on_second = on_second
@@ -1420,6 +1438,7 @@ function Run:workers(options)
   for k, v in pairs(options) do
     if k ~= "name" and k ~= "pool" and not phase_own_options[k] and k ~= "on_second" then run_options[k] = v end
   end
+  self.next_on_cluster = pool_label ~= nil
   return self:run_phase(name, "workers", pool_label, options, function(on_second)
     run_options.on_second = on_second
     return workers.run(run_options)

@@ -432,12 +432,16 @@ local words = {
   latency = { up = "higher", down = "lower" },
 }
 
--- kind_of(metric) -> "latency" for latency figures (lat.*, ttfb.*, osd.*_latency), "rate" for bandwidth
--- and IOPS, nil for the others (counts, seconds), which have no verdict word.
+-- kind_of(metric) -> "latency" for latency figures (lat.*, ttfb.*, osd.*_latency) and CPU
+-- per op (cpu.*_per_op), "rate" for bandwidth, IOPS and cpu.mib_per_osd_cpu_second, nil
+-- for the others (counts, seconds), which have no verdict word.
 function M.kind_of(metric)
   if type(metric) ~= "string" then return nil end
   if metric:match("^lat[%._]") or metric:match("^lat$") or metric:match("^ttfb") then return "latency" end
   if metric:match("^osd%.[%w_]*latency$") then return "latency" end
+  -- CPU per op costs like a latency; MiB per OSD CPU-second is earned like a bandwidth
+  if metric:match("^cpu%..*per_op$") then return "latency" end
+  if metric == "cpu.mib_per_osd_cpu_second" then return "rate" end
   if metric:match("^bandwidth_mib") or metric:match("^iops") then
     if metric:match("_stddev$") or metric:match("_max$") or metric:match("_min$") then return nil end
     return "rate"

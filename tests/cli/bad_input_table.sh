@@ -51,6 +51,7 @@ printf '%s{name="x", run=5}\n' "$scenario" >"$W/n13.lua"
 printf '%s{name="x", params={t=require("cephmark").integer("a")}, run=function() end}\n' "$scenario" >"$W/n14.lua"
 printf '%s{name="x", hooks={on_phase=print}, run=function() end}\n' "$scenario" >"$W/n15.lua"
 printf '%s{name="x", colour="red", run=function() end}\n' "$scenario" >"$W/n16.lua"
+printf '%s{name="x", telemetry="off", run=function() end}\n' "$scenario" >"$W/n16t.lua"
 printf '%s{name="x", params={r=require("cephmark").number(1e309)}, run=function() end}\n' "$scenario" >"$W/n17.lua"
 # repetitions: the scenario's repeats and order fields, checked where it is defined
 printf '%s{name="x", repeats=0, run=function() end}\n' "$scenario" >"$W/rp1.lua"

@@ -93,6 +93,6 @@ local here = debug.getinfo(1, "S").source:sub(2)
 local l = debug.getinfo(1, "l").currentline + 1
 local ok, err = pcall(function() local s = cm.scenario { name = "x", telemetry = "no", run = print }; return s end)
 t.eq(ok, false, "telemetry = \"no\" is refused")
-t.eq(tostring((sys.error_info(err))), string.format("%s:%d: cm.scenario: telemetry must be true or false (read the OSDs' perf counters around each pool phase), got 'no'", here, l),
+t.eq(tostring((sys.error_info(err))), string.format("%s:%d: cm.scenario: telemetry must be true or false (the cluster's side of each phase), got 'no'", here, l),
   "with the line and what is expected")
 t.done()

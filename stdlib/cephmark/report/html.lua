@@ -423,6 +423,7 @@ end
 -- latencies in ms).
 local function interval_unit(metric)
   if metric:match("^lat%.") or metric:match("^osd%.[%w_]*latency$") then return "ms" end
+  if metric:match("^cpu%..*per_op$") then return "µs" end -- (docs/cpu.md)
   return compare.header(metric)
 end
 
@@ -633,6 +634,7 @@ local function metric_info(metric)
   if latency then return { title = latency:gsub("_", ".") .. " latency", format = lat } end
   local osd = metric:match("^osd%.([%w_]+)_latency$")
   if osd then return { title = "OSD " .. osd .. " latency", format = lat } end
+  if metric:match("^cpu%..*per_op$") then return { title = metric .. " (CPU seconds per op)", format = lat } end
   return { title = metric, format = scale.number }
 end
 

@@ -1,0 +1,163 @@
+-- CPU per op for a phase: the client's own CPU (the engine's getrusage over the run, all
+-- threads, librados' included) and the CPU of the ceph daemons running on this host
+-- (ceph-osd, ceph-mon, ceph-mgr, radosgw that read the client's config file, read from
+-- /proc before and after the phase),
+-- divided by the ops the phase completed. Kept as the phase's `cluster.cpu`
+-- (docs/cpu.md). Daemons found here are "the cluster" only when the
+-- cluster runs on this host: the table says so in `scope`.
+
+local sys = require "cephmark.sys"
+
+local M = {}
+
+M.SCOPE = "daemons on this host"
+
+-- The kinds in the order the summary line names them, with their short word.
+local kinds = { { comm = "ceph-osd", word = "osds" }, { comm = "ceph-mon", word = "mon" },
+  { comm = "ceph-mgr", word = "mgr" }, { comm = "radosgw", word = "rgw" } }
+
+-- The config file a daemon reads: its -c, else /etc/ceph/$cluster.conf, as Ceph resolves it.
+local function daemon_conf(process)
+  return process.conf or string.format("/etc/ceph/%s.conf", process.cluster or "ceph")
+end
+
+-- The ceph daemons on this host that read `conf` (by default the client's config file:
+-- the same cluster) now: name -> {comm, pid, cpu, start}. Other clusters' daemons on the same host
+-- are left out. Never fails a phase: a /proc that cannot be read gives nil and the reason.
+-- `comms` replaces the daemons' process names (for tests).
+function M.snapshot(conf, comms)
+  if conf == nil then
+    -- the file the connection was made with (rawget: never start a local cluster here)
+    local ok, rados = pcall(require, "cephmark.rados")
+    conf = ok and type(rados.defaults) == "table" and rawget(rados.defaults, "conf") or nil
+  end
+  if type(conf) ~= "string" then return nil, "the cluster's config file is not known" end
+  local ok, list, err = pcall(sys.process_cpu, comms)
+  if not ok then return nil, tostring(list) end
+  if not list then return nil, err end
+  local real = {}
+  local function resolve(path)
+    if real[path] == nil then real[path] = sys.realpath(path) or false end
+    return real[path]
+  end
+  local mine = resolve(conf)
+  local daemons = {}
+  for _, process in ipairs(list) do
+    if mine and resolve(daemon_conf(process)) == mine then
+      local name = process.name
+      -- two processes under one name: keep both apart
+      if daemons[name] then name = name .. "@" .. process.pid end
+      daemons[name] = process
+    end
+  end
+  return daemons
+end
+
+local function per(amount, count)
+  if amount == nil or count == nil or count <= 0 then return nil end
+  return amount / count
+end
+
+-- The phase's cpu table from the snapshots around it (nil when daemons were not scanned)
+-- and the client's CPU that the engine measured (`result.client_cpu`, nil for a phase that
+-- is not a bench). A daemon whose start time changed restarted in the phase: only the new
+-- process's CPU is known, it is counted, and it is marked `restarted`; one gone by the end
+-- is marked `gone` and not counted.
+local function phase_figures(before, after, client)
+  local cpu = {}
+  local ops, bytes
+  if type(client) == "table" and type(client.ops) == "number" then
+    ops, bytes = client.ops, client.bytes
+    local seconds = (client.user or 0) + (client.system or 0)
+    cpu.client = { user = client.user, system = client.system, seconds = seconds, ops = ops }
+    cpu.client_per_op = per(seconds, ops)
+  end
+  if before and after then
+    cpu.scope = M.SCOPE
+    cpu.daemons, cpu.kinds = {}, {}
+    for name, now in pairs(after) do
+      local was = before[name]
+      local entry = { comm = now.comm, pid = now.pid }
+      if was and was.start == now.start and was.pid == now.pid then
+        entry.seconds = math.max(0, now.cpu - was.cpu)
+      else
+        entry.seconds = now.cpu
+        if was then entry.restarted = true else entry.started = true end
+      end
+      cpu.daemons[name] = entry
+    end
+    for name, was in pairs(before) do
+      if not after[name] then cpu.daemons[name] = { comm = was.comm, pid = was.pid, gone = true } end
+    end
+    for _, entry in pairs(cpu.daemons) do
+      local kind = cpu.kinds[entry.comm] or { count = 0, seconds = 0, restarted = 0, gone = 0 }
+      cpu.kinds[entry.comm] = kind
+      if entry.gone then
+        kind.gone = kind.gone + 1
+      else
+        kind.count = kind.count + 1
+        kind.seconds = kind.seconds + entry.seconds
+        if entry.restarted or entry.started then kind.restarted = kind.restarted + 1 end
+      end
+      entry.per_op = per(entry.seconds, ops)
+    end
+    for _, kind in pairs(cpu.kinds) do kind.per_op = per(kind.seconds, ops) end
+    local osds = cpu.kinds["ceph-osd"]
+    if osds and osds.count > 0 then
+      cpu.osds = osds.count
+      cpu.osd_seconds = osds.seconds
+      cpu.osd_per_op = per(osds.seconds, ops)
+      if bytes and bytes > 0 and osds.seconds > 0 then
+        cpu.mib_per_osd_cpu_second = bytes / 1048576 / osds.seconds
+      end
+    end
+  end
+  if next(cpu) == nil then return nil end
+  return cpu
+end
+
+-- Telemetry never fails a phase: figures that cannot be made are recorded as missing,
+-- with the reason.
+function M.phase(before, after, client)
+  local ok, figures = pcall(phase_figures, before, after, client)
+  if ok then return figures end
+  return { missing = tostring(figures) }
+end
+
+-- A CPU figure in µs (ms from 1000 µs), three significant digits at most.
+function M.format(seconds)
+  if seconds == 0 then return "0 µs" end
+  local us = seconds * 1e6
+  local unit = "µs"
+  if us >= 999.5 then us, unit = us / 1000, "ms" end
+  local text
+  if us >= 99.95 then text = string.format("%.0f", us)
+  elseif us >= 9.995 then text = string.format("%.1f", us)
+  else text = string.format("%.2f", us) end
+  return text .. " " .. unit
+end
+
+-- The summary's line: `    cpu/op: client 45.2 µs, osds 410 µs (3 ceph-osd), mon 12.0 µs`;
+-- the daemons only when ceph-osd processes were found. nil when there is nothing to say.
+function M.summary_line(cpu)
+  if type(cpu) ~= "table" then return nil end
+  local parts = {}
+  if cpu.client_per_op then parts[#parts + 1] = "client " .. M.format(cpu.client_per_op) end
+  if cpu.osds and cpu.kinds then
+    for _, kind in ipairs(kinds) do
+      local figures = cpu.kinds[kind.comm]
+      if figures and figures.count > 0 and figures.per_op then
+        local text = kind.word .. " " .. M.format(figures.per_op)
+        if kind.comm == "ceph-osd" then
+          text = text .. string.format(" (%d ceph-osd%s)", figures.count,
+            figures.restarted > 0 and string.format(", %d restarted", figures.restarted) or "")
+        end
+        parts[#parts + 1] = text
+      end
+    end
+  end
+  if #parts == 0 then return nil end
+  return "    cpu/op: " .. table.concat(parts, ", ")
+end
+
+return M
