@@ -106,9 +106,14 @@ for name in ("write", "rand"):
     full = [s for s in p["series"] if not s.get("partial")]
     ranked = sorted(s["iops"] for s in full if s["sec"] < 4)
     normal = ranked[len(ranked) // 2]
-    # the OSD dies at second 4: a second from then on runs at under a quarter of the median
-    stalled = [s["sec"] for s in full if s["sec"] >= 4 and s["iops"] < normal * 0.25]
-    need(len(stalled) >= 1, "%s: no second below 25%% of the %.0f IOPS before the fault: %s" % (name, normal, [round(s["iops"]) for s in full]))
+    # the OSD dies at second 4: from then on a second runs at under a quarter of the median,
+    # or shows an op that waited 1 s or more (the ops stuck on the dead OSD until the
+    # osdmap marks it down, 3 s later, complete in a later second). How deep the IOPS dip
+    # goes depends on how busy the machine is (at a load of 10, a degraded EC read dipped
+    # only to 38 %); an op that waited out the heartbeat grace does not.
+    stalled = [s["sec"] for s in full if s["sec"] >= 4 and
+               (s["iops"] < normal * 0.25 or (s.get("max_lat") or 0) >= 1.0)]
+    need(len(stalled) >= 1, "%s: no second below 25%% of the %.0f IOPS before the fault, nor with an op of 1 s or more: %s" % (name, normal, [(round(s["iops"]), s.get("max_lat")) for s in full]))
     need(r["lat"]["max"] >= 1.0, "%s: max latency %.3f s, expected the stall (>= 1 s)" % (name, r["lat"]["max"]))
     print("%s %s: normal %.0f IOPS, stalled seconds %s, max latency %.2f s, ops %d" % (kind, name, normal, stalled, r["lat"]["max"], r["ops"]))
 check = phases["check"]["result"]
