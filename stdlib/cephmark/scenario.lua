@@ -878,8 +878,13 @@ printers["rados-bench"] = function(run, record, options)
   }
 end
 
+-- A phase as its output lines name it: "write replica", or "write" for a run without pools.
+local function phase_title(record)
+  return record.name .. (record.label ~= "run" and (" " .. record.label) or "")
+end
+
 function Run:summary_line(record, result)
-  local what = record.name .. (record.label ~= "run" and (" " .. record.label) or "")
+  local what = phase_title(record)
   if not is_bench_result(result) then
     return string.format("  = %s: done in %.2f s", what, record.elapsed or 0)
   end
@@ -1002,7 +1007,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     -- what the summary line cannot show: ops the cluster never answered, and a run whose
     -- metadata could not be completed (a full cluster, for one), so that a later phase's
     -- refusal of the run is not the first sign of it
-    local what = record.name .. (record.label ~= "run" and (" " .. record.label) or "")
+    local what = phase_title(record)
     local abandoned = (result.started or 0) - (result.ops or 0) - (result.errors or 0)
     if result.drained == false and abandoned > 0 then
       self:warn(string.format("%s: %d op%s still in flight when the phase ended %s abandoned unanswered " ..
