@@ -38,6 +38,12 @@ M.LATENCIES = {
   { "kv_sync_latency", "bluestore", "kv_sync_lat" },
 }
 
+-- What a reading decodes of a perf dump (json.decode's keep table): the counters above and
+-- nothing else of the 200-odd an OSD reports, which is most of a reading's client CPU.
+local KEEP = { osd = {}, bluestore = {} }
+for _, name in ipairs(M.COUNTS) do KEEP.osd[name] = true end
+for _, spec in ipairs(M.LATENCIES) do KEEP[spec[2]][spec[3]] = true end
+
 -- The counters this module keeps from one OSD's decoded sections: {name = number} for
 -- counts, {name = {count, sum}} for latencies. Anything absent (memstore has no bluestore
 -- section) is left out.
@@ -272,7 +278,7 @@ function Collector:read(ids, missing)
     else
       local sections = {}
       for i = 1, #answer do
-        local decoded = json.decode(answer[i] or "")
+        local decoded = json.decode(answer[i] or "", KEEP)
         if type(decoded) == "table" then
           for name, section in pairs(decoded) do sections[name] = section end
         end
