@@ -692,14 +692,8 @@ static void json_put_float(cm_walk *w, double x)
         return;
     }
     char text[48];
-    int digits = 1;
-    for (; digits < 17; digits++) {
-        snprintf(text, sizeof text, "%.*e", digits - 1, x);
-        if (strtod(text, NULL) == x)
-            break;
-    }
-    if (digits == 17)
-        snprintf(text, sizeof text, "%.16e", x);
+    int digits = cm_walk_float_digits(x);
+    snprintf(text, sizeof text, "%.*e", digits - 1, x);
     const char *exp_mark = strchr(text, 'e');
     int exponent = exp_mark != NULL ? atoi(exp_mark + 1) : 0;
     if (exponent >= -5 && exponent < 17) {

@@ -235,15 +235,17 @@ function Collector:close()
   self.cluster = nil
 end
 
--- The OSDs to ask: those up in the OSD map; the others are missing from the start.
+-- The OSDs to ask: every OSD in the map (`osd ls`, a short list; the whole OSD map would
+-- cost more to decode than the readings). One that is down answers at once with ENXIO
+-- and is recorded as down.
 function Collector:osd_list()
-  local dump, err = self.cluster:mon_command { prefix = "osd dump" }
-  if type(dump) ~= "table" then return nil, err or "no OSD map" end
-  local up, down = {}, {}
-  for _, entry in ipairs(dump.osds or {}) do
-    if entry.up == 1 then up[#up + 1] = entry.osd else down[entry.osd] = "down" end
+  local ids, err = self.cluster:mon_command { prefix = "osd ls" }
+  if type(ids) ~= "table" then return nil, err or "no OSD list" end
+  local list = {}
+  for _, id in ipairs(ids) do
+    if math.type(id) == "integer" then list[#list + 1] = id end
   end
-  return up, down
+  return list, {}
 end
 
 -- The answers of every OSD in `ids` to the commands it needs: both sections, or the `osd`
@@ -273,8 +275,8 @@ function Collector:read(ids, missing)
     local answer = answers[id]
     if answer.code then
       if answer.code == -13 then denied = denied + 1 end
-      missing[id] = answer.code == -110 and string.format("no answer within %g s", self.timeout) or
-        tostring(answer.error)
+      missing[id] = (answer.code == -110 and string.format("no answer within %g s", self.timeout)) or
+        (answer.code == -6 and "down") or tostring(answer.error)
     else
       local sections = {}
       for i = 1, #answer do

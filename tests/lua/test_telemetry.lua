@@ -95,13 +95,17 @@ local asked, closed = {}, 0
 local osd_section = json.encode { osd = { op_w = 5, op_w_latency = pair(5, 0.01) } }
 local bluestore_section = json.encode { bluestore = { commit_lat = pair(5, 0.005) } }
 local fake = {
-  mon_command = function() return { osds = { { osd = 0, up = 1 }, { osd = 1, up = 1 } } } end,
+  mon_command = function(_, command) return command.prefix == "osd ls" and { 0, 1, 2 } or nil end,
   osd_commands = function(_, ids, commands)
     local answers = {}
     for _, id in ipairs(ids) do
       asked[#asked + 1] = string.format("osd.%d:%d", id, #commands)
-      -- osd.0 has bluestore, osd.1 is memstore (its bluestore dump is "{}")
-      answers[id] = { osd_section, commands[2] and (id == 0 and bluestore_section or "{}") or nil, seconds = 0 }
+      -- osd.0 has bluestore, osd.1 is memstore (its bluestore dump is "{}"), osd.2 is down
+      if id == 2 then
+        answers[id] = { error = "osd down", code = -6, seconds = 0 }
+      else
+        answers[id] = { osd_section, commands[2] and (id == 0 and bluestore_section or "{}") or nil, seconds = 0 }
+      end
     end
     return answers
   end,
@@ -109,12 +113,15 @@ local fake = {
 }
 local collector = telemetry.collector { warn = error, connect = function() return fake end, borrowed = true }
 local before = collector:before()
-t.eq(table.concat(asked, " "), "osd.0:2 osd.1:2", "the first reading asks every OSD for both sections")
+t.eq(table.concat(asked, " "), "osd.0:2 osd.1:2 osd.2:2", "the first reading asks every OSD in the map for both sections")
+t.eq(before.missing[2], "down", "an OSD that is down answers ENXIO: recorded as down")
 asked = {}
 local osd = collector:after(before)
 table.sort(asked)
 t.eq(table.concat(asked, " "), "osd.0:2 osd.1:1", "then an OSD without bluestore is asked for its osd section alone")
-t.eq(osd.osds, 2, "and both OSDs give figures")
+t.eq(osd.osds, 2, "and both OSDs up give figures")
+t.eq(osd.missing[1].osd, 2, "the one down is missing")
+t.eq(osd.missing[1].reason, "down", "as down")
 collector:close()
 t.eq(closed, 0, "a borrowed connection is not closed")
 

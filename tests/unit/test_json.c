@@ -2,12 +2,14 @@
  * escapes, numbers, error positions, encoder determinism and the "cephmark.json" module. */
 #include "check.h"
 #include "json.h"
+#include "value_walk.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -816,6 +818,40 @@ static void test_decode_only(lua_State *L)
     lua_settop(L, keep - 1);
 }
 
+/* The bisection finds what counting up from one digit finds, for doubles of every kind:
+ * random bit patterns, decimals of few digits, integers, and their neighbours. */
+static void test_float_digits(void)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    int checked = 0;
+    for (int i = 0; i < 60000; i++) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        double x;
+        if (i % 3 == 0) {
+            memcpy(&x, &seed, sizeof x);
+        } else if (i % 3 == 1) {
+            x = (double)(seed % 100000) / (double)(1u << (seed >> 60)) / 1000.0;
+        } else {
+            x = nextafter((double)(seed % 1000000), (seed & 1) ? 1e300 : -1e300);
+        }
+        if (!isfinite(x))
+            continue;
+        int reference = 1;
+        char text[48];
+        for (; reference < 17; reference++) {
+            snprintf(text, sizeof text, "%.*e", reference - 1, x);
+            if (strtod(text, NULL) == x)
+                break;
+        }
+        CHECK_MSG(cm_walk_float_digits(x) == reference, "%.17g: %d digits, want %d", x,
+                  cm_walk_float_digits(x), reference);
+        checked++;
+    }
+    CHECK(checked > 50000);
+}
+
 static void test_mutations(lua_State *L)
 {
     char err[256];
@@ -982,6 +1018,7 @@ int main(void)
     test_lua_module(L);
     test_c_helpers(L);
     test_decode_only(L);
+    test_float_digits();
     test_mutations(L);
     CHECK(lua_gettop(L) == 0);
     lua_close(L);
