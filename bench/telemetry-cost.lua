@@ -1,18 +1,23 @@
 -- bench/telemetry-cost.lua: a fixed number of 4K writes (then their cleanup) on a pool of
--- their own, with the OSD counters read around each phase (the default) or not
--- (CEPHMARK_BENCH_TELEMETRY=off: telemetry = false). bench/telemetry-cost.sh runs both,
--- interleaved: the same work on both sides, so the difference in client CPU is what the
--- readings cost.
+-- their own, in one write phase or split over `phases`, with the cluster's side read
+-- around each phase (the default) or not (CEPHMARK_BENCH_TELEMETRY=off: telemetry = false).
+-- bench/telemetry-cost.sh runs both, interleaved: the same work on both sides, so the
+-- difference in client CPU is what telemetry costs (per phase, with many small phases).
 local cm = require "cephmark"
 local on = os.getenv("CEPHMARK_BENCH_TELEMETRY") ~= "off"
 return cm.scenario {
   name = on and "telemetry-cost-on" or "telemetry-cost-off",
   telemetry = on,
-  params = { ops = cm.integer(6000, "4K writes", { min = 1 }), threads = cm.integer(16, "ops in flight") },
+  params = { ops = cm.integer(6000, "4K writes", { min = 1 }), threads = cm.integer(16, "ops in flight"),
+    phases = cm.integer(1, "write phases the ops are split over", { min = 1 }) },
   pools = { bench = { type = "replicated", size = 3, pg_num = 8 } },
   run = function(s, p)
     local pool = s:pool("bench")
-    s:phase("write", pool, { ops = p.ops, threads = p.threads, block_size = "4K", report = "none" })
+    for i = 1, p.phases do
+      local ops = p.ops // p.phases + (i <= p.ops % p.phases and 1 or 0)
+      s:phase("write", pool, { ops = ops, threads = p.threads, block_size = "4K", report = "none",
+        label = p.phases > 1 and ("part " .. i) or nil })
+    end
     s:phase("cleanup", pool, { report = "none" })
   end,
 }

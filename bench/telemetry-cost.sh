@@ -46,17 +46,34 @@ for key in cpu_per_write_us write_iops; do
 done
 echo "one reading of every OSD (ms): median $(med collect_ms), all: $(samples collect_ms)"
 
-# The parts on their own: the readings' connection, and one reading of every OSD (client CPU
-# over READINGS readings, less a process that only connects), ROUNDS times each.
+# The parts on their own: one reading of every OSD (client CPU over READINGS readings on the
+# run's connection, less a process that only connects), ROUNDS times each.
 READINGS=${READINGS:-100}
 for ((round = 1; round <= ROUNDS; round++)); do
-    for part in none connect read; do
+    for part in none read; do
         PART=$part READINGS=$READINGS measure "part.$part.$round" "$CEPHMARK" run "$BENCH_DIR/telemetry-readings.lua"
         sample "part.$part" "$(cpu_of "part.$part.$round")"
         [[ $part == read ]] && sample "part.read.wall" "$(wall_of "part.$part.$round")"
     done
 done
 osds=$(sed -n 's/^osds=\([0-9]*\).*/\1/p' "$BENCH_TMP/part.read.1.out")
-echo "the readings' connection: $(awk -v a="$(med part.connect)" -v b="$(med part.none)" 'BEGIN { printf "%.1f", (a - b) * 1000 }') ms of client CPU (connect and close)"
 echo "one reading of $osds OSDs: $(awk -v a="$(med part.read)" -v b="$(med part.none)" -v n="$READINGS" 'BEGIN { printf "%.2f", (a - b) * 1000 / n }') ms of client CPU," \
     "$(awk -v w="$(med part.read.wall)" -v n="$READINGS" 'BEGIN { printf "%.2f", w * 1000 / n }') ms of wall time (medians of $ROUNDS processes of $READINGS readings)"
+
+# Per phase: PHASES write phases of PHASE_OPS 4K writes each (a few ops: the phases' own work
+# is small), with telemetry on and off, interleaved; the difference in the whole process's
+# client CPU divided by the phases is what one phase's telemetry costs: its readings,
+# /proc scans, summary line and the larger results written after it.
+PHASES=${PHASES:-40}
+PHASE_OPS=${PHASE_OPS:-10}
+for ((round = 1; round <= ROUNDS; round++)); do
+    for side in on off; do
+        CEPHMARK_BENCH_TELEMETRY=$side measure "phases.$side.$round" "$CEPHMARK" run "$BENCH_DIR/telemetry-cost.lua" \
+            -p ops=$((PHASES * PHASE_OPS)) -p phases="$PHASES" -p threads=4 -p progress=false -o "$BENCH_TMP/phases.$side.$round"
+        sample "phases.$side" "$(cpu_of "phases.$side.$round")"
+    done
+    sample phases.diff "$(awk -v a="$(cpu_of "phases.on.$round")" -v b="$(cpu_of "phases.off.$round")" -v n="$PHASES" 'BEGIN { printf "%.3f", (a - b) * 1000 / n }')"
+done
+echo "per phase ($PHASES phases of $PHASE_OPS writes): $(med phases.diff) ms of client CPU (median of $ROUNDS rounds: $(samples phases.diff))," \
+    "whole runs off $(med phases.off) s, on $(med phases.on) s"
+

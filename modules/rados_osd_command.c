@@ -1,10 +1,12 @@
 /* Commands to many OSDs in parallel with a deadline; see rados_osd_command.h.
  *
  * rados_osd_command blocks until the OSD answers (or until the connection's
- * rados_osd_op_timeout), so each OSD is asked from a worker thread and the caller waits on a
- * condition variable until every OSD answered or the deadline passed. The shared state is
+ * rados_osd_op_timeout, which a run's own connection leaves at 0: its ops may wait for
+ * recovery), so each OSD is asked from a worker thread and the caller waits on a condition
+ * variable until every OSD answered or the deadline passed. The shared state is
  * reference-counted: a worker still blocked when the caller gives up keeps it alive and
- * frees it when it returns, so the caller never waits for a stuck OSD. */
+ * frees it when it returns (when the OSD answers at last, or librados fails the command
+ * because the OSD map marked that OSD down), so the caller never waits for a stuck OSD. */
 #include "rados_osd_command.h"
 
 #include <errno.h>
@@ -190,9 +192,7 @@ int cm_rados_osd_commands(rados_t cluster, const int *osds, size_t n, const char
         batch_release_locked(batch);
         return -EAGAIN;
     }
-    /* the connection's own timeout is whole seconds (rounded up): a second of grace lets
-     * librados report the timeout itself before this deadline gives up on it */
-    double deadline = monotonic_seconds() + (timeout > 0 ? timeout : 2) + 1;
+    double deadline = monotonic_seconds() + (timeout > 0 ? timeout : 2);
     while (batch->done < n) {
         double left = deadline - monotonic_seconds();
         if (left <= 0)

@@ -23,11 +23,11 @@ struct cm_osd_answer {
 };
 
 /* Sends `commands` (JSON, in order) to each of the `n` OSDs, up to 32 OSDs at a time, and
- * returns within `timeout` seconds (plus a second of grace for the connection's own
- * rados_osd_op_timeout, which should be set to the same bound so that librados cancels what
- * does not answer). answers[i] is filled for osds[i]. A worker still blocked at the
- * deadline is left to finish on its own; its late answer is dropped. Returns 0, or a
- * negative errno when the workers could not be started. */
+ * returns within `timeout` seconds. answers[i] is filled for osds[i]. A worker still
+ * blocked at the deadline is left to finish on its own (it waits without CPU until the OSD
+ * answers or is marked down); its late answer is dropped. The connection needs no
+ * rados_osd_op_timeout, so a run's own connection serves. Returns 0, or a negative errno
+ * when the workers could not be started. */
 int cm_rados_osd_commands(rados_t cluster, const int *osds, size_t n, const char *const *commands,
                           size_t n_commands, double timeout, struct cm_osd_answer *answers);
 

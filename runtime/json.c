@@ -70,7 +70,7 @@ typedef struct {
     size_t errlen;
 } json_decoder;
 
-static int json_value(json_decoder *d, int depth);
+static int json_value(json_decoder *d, int depth, int keep);
 
 CM_PRINTF(3, 4)
 static int json_fail(json_decoder *d, const char *at, const char *fmt, ...)
@@ -292,7 +292,7 @@ static int json_string(json_decoder *d)
 
 /* Validates the JSON number grammar, then lets Lua convert it so that integers and floats
  * follow Lua's own rules (and the C locale's decimal point is handled). */
-static int json_number(json_decoder *d)
+static int json_number_scan(json_decoder *d, const char **stop)
 {
     const char *s = d->p;
     const char *q = s;
@@ -325,7 +325,16 @@ static int json_number(json_decoder *d)
         while (json_is_digit(q, end))
             q++;
     }
+    *stop = q;
+    return 0;
+}
 
+static int json_number(json_decoder *d)
+{
+    const char *s = d->p;
+    const char *q;
+    if (json_number_scan(d, &q) != 0)
+        return -1;
     size_t len = (size_t)(q - s);
     size_t used;
     char small[64];
@@ -382,7 +391,7 @@ static int json_array(json_decoder *d, int depth)
         return 0;
     }
     for (lua_Integer n = 1;; n++) {
-        if (json_value(d, depth + 1) != 0)
+        if (json_value(d, depth + 1, 0) != 0)
             return -1;
         lua_rawseti(L, -2, n);
         json_skip_ws(d);
@@ -399,7 +408,82 @@ static int json_array(json_decoder *d, int depth)
     }
 }
 
-static int json_object(json_decoder *d, int depth)
+/* A string left out: one without escapes is only scanned; one with escapes goes through
+ * json_string, so that its faults read as decode's. */
+static int json_skip_string(json_decoder *d)
+{
+    for (const char *q = d->p + 1; q < d->end; q++) {
+        unsigned char c = (unsigned char)*q;
+        if (c == '"') {
+            d->p = q + 1;
+            return 0;
+        }
+        if (c == '\\' || c < 0x20)
+            break;
+    }
+    if (json_string(d) != 0)
+        return -1;
+    lua_pop(d->L, 1);
+    return 0;
+}
+
+/* Parses a value that is not kept (see cm_json_decode_only): its grammar is checked as
+ * decode would, but no container is built, which is what makes a filtered decode cheap. */
+static int json_skip(json_decoder *d, int depth)
+{
+    json_skip_ws(d);
+    if (d->p < d->end && (*d->p == '-' || (*d->p >= '0' && *d->p <= '9')))
+        return json_number_scan(d, &d->p);
+    if (d->p < d->end && *d->p == '"')
+        return json_skip_string(d);
+    if (d->p >= d->end || (*d->p != '{' && *d->p != '[')) {
+        if (json_value(d, depth, 0) != 0) /* literals and faults, as decode sees them */
+            return -1;
+        lua_pop(d->L, 1);
+        return 0;
+    }
+    if (depth >= CM_JSON_MAX_DEPTH)
+        return json_fail(d, d->p, "nesting deeper than %d levels", CM_JSON_MAX_DEPTH);
+    int object = *d->p == '{';
+    char close = object ? '}' : ']';
+    d->p++;
+    json_skip_ws(d);
+    if (d->p < d->end && *d->p == close) {
+        d->p++;
+        return 0;
+    }
+    const char *expected_key = "a string key or '}'";
+    for (;;) {
+        if (object) {
+            if (d->p >= d->end || *d->p != '"')
+                return json_unexpected(d, expected_key);
+            expected_key = "a string key";
+            if (json_skip_string(d) != 0)
+                return -1;
+            json_skip_ws(d);
+            if (d->p >= d->end || *d->p != ':')
+                return json_unexpected(d, "':' after the object key");
+            d->p++;
+        }
+        if (json_skip(d, depth + 1) != 0)
+            return -1;
+        json_skip_ws(d);
+        if (d->p < d->end && *d->p == close) {
+            d->p++;
+            return 0;
+        }
+        if (d->p >= d->end || *d->p != ',')
+            return json_unexpected(d, object ? "',' or '}'" : "',' or ']'");
+        d->p++;
+        json_skip_ws(d);
+        if (d->p < d->end && *d->p == close)
+            return json_fail(d, d->p, "trailing comma before '%c'", close);
+    }
+}
+
+/* keep: 0, or the stack slot of the table saying which keys to keep (see
+ * cm_json_decode_only). */
+static int json_object(json_decoder *d, int depth, int keep)
 {
     lua_State *L = d->L;
     if (depth >= CM_JSON_MAX_DEPTH)
@@ -421,9 +505,26 @@ static int json_object(json_decoder *d, int depth)
         if (d->p >= d->end || *d->p != ':')
             return json_unexpected(d, "':' after the object key");
         d->p++;
-        if (json_value(d, depth + 1) != 0)
-            return -1;
-        lua_rawset(L, -3);
+        enum { KEEP_WHOLE, KEEP_SOME, LEAVE_OUT } rule = KEEP_WHOLE;
+        if (keep) {
+            lua_pushvalue(L, -1);
+            int type = lua_rawget(L, keep);
+            rule = type == LUA_TTABLE ? KEEP_SOME : lua_toboolean(L, -1) ? KEEP_WHOLE : LEAVE_OUT;
+            if (rule != KEEP_SOME)
+                lua_pop(L, 1);
+        }
+        if (rule == LEAVE_OUT) {
+            lua_pop(L, 1); /* the key */
+            if (json_skip(d, depth + 1) != 0)
+                return -1;
+        } else {
+            int sub = rule == KEEP_SOME ? lua_gettop(L) : 0;
+            if (json_value(d, depth + 1, sub) != 0)
+                return -1;
+            if (sub)
+                lua_remove(L, sub);
+            lua_rawset(L, -3);
+        }
         json_skip_ws(d);
         if (d->p < d->end && *d->p == '}') {
             d->p++;
@@ -439,8 +540,9 @@ static int json_object(json_decoder *d, int depth)
     }
 }
 
-/* depth counts the arrays/objects enclosing this value. */
-static int json_value(json_decoder *d, int depth)
+/* depth counts the arrays/objects enclosing this value; keep as for json_object (it
+ * applies to objects only: an array or a scalar under a kept key is kept whole). */
+static int json_value(json_decoder *d, int depth, int keep)
 {
     if (!lua_checkstack(d->L, JSON_STACK_PER_LEVEL))
         return json_fail(d, d->p, "Lua stack exhausted");
@@ -449,7 +551,7 @@ static int json_value(json_decoder *d, int depth)
         return json_fail(d, d->p, "unexpected end of input (expected a JSON value)");
     switch (*d->p) {
     case '{':
-        return json_object(d, depth);
+        return json_object(d, depth, keep);
     case '[':
         return json_array(d, depth);
     case '"':
@@ -477,7 +579,8 @@ static int json_value(json_decoder *d, int depth)
     }
 }
 
-int cm_json_decode(lua_State *L, const char *text, size_t len, char *err, size_t errlen)
+static int json_decode(lua_State *L, const char *text, size_t len, int keep, char *err,
+                       size_t errlen)
 {
     if (text == NULL)
         text = "";
@@ -487,7 +590,7 @@ int cm_json_decode(lua_State *L, const char *text, size_t len, char *err, size_t
         return json_fail(&d, d.p, "Lua stack exhausted");
     json_push_array_mt(L);
     d.array_mt = base + 1;
-    if (json_value(&d, 0) != 0) {
+    if (json_value(&d, 0, keep) != 0) {
         lua_settop(L, base);
         return -1;
     }
@@ -500,6 +603,17 @@ int cm_json_decode(lua_State *L, const char *text, size_t len, char *err, size_t
     }
     lua_replace(L, base + 1);
     return 0;
+}
+
+int cm_json_decode(lua_State *L, const char *text, size_t len, char *err, size_t errlen)
+{
+    return json_decode(L, text, len, 0, err, errlen);
+}
+
+int cm_json_decode_only(lua_State *L, const char *text, size_t len, int keep, char *err,
+                        size_t errlen)
+{
+    return json_decode(L, text, len, lua_absindex(L, keep), err, errlen);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -578,14 +692,8 @@ static void json_put_float(cm_walk *w, double x)
         return;
     }
     char text[48];
-    int digits = 1;
-    for (; digits < 17; digits++) {
-        snprintf(text, sizeof text, "%.*e", digits - 1, x);
-        if (strtod(text, NULL) == x)
-            break;
-    }
-    if (digits == 17)
-        snprintf(text, sizeof text, "%.16e", x);
+    int digits = cm_walk_float_digits(x);
+    snprintf(text, sizeof text, "%.*e", digits - 1, x);
     const char *exp_mark = strchr(text, 'e');
     int exponent = exp_mark != NULL ? atoi(exp_mark + 1) : 0;
     if (exponent >= -5 && exponent < 17) {
@@ -771,14 +879,19 @@ static int json_lua_array(lua_State *L)
     return 1;
 }
 
+/* json.decode(text [, keep]) */
 static int json_lua_decode(lua_State *L)
 {
     if (lua_type(L, 1) != LUA_TSTRING)
         return luaL_typeerror(L, 1, "string");
+    if (!lua_isnoneornil(L, 2))
+        luaL_checktype(L, 2, LUA_TTABLE);
     size_t len;
     const char *text = lua_tolstring(L, 1, &len);
     char err[256];
-    if (cm_json_decode(L, text, len, err, sizeof err) != 0) {
+    int rc = lua_istable(L, 2) ? cm_json_decode_only(L, text, len, 2, err, sizeof err)
+                               : cm_json_decode(L, text, len, err, sizeof err);
+    if (rc != 0) {
         lua_pushnil(L);
         lua_pushstring(L, err);
         return 2;

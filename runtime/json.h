@@ -79,6 +79,15 @@ int cm_json_isarray(lua_State *L, int index);
  * "line L column C: message" to err (1-based; column counts bytes). */
 int cm_json_decode(lua_State *L, const char *text, size_t len, char *err, size_t errlen);
 
+/* As cm_json_decode, keeping only what the table at stack index `keep` names: in an object,
+ * a key whose entry in `keep` is true is kept whole, a key whose entry is a table is kept
+ * with that table applied to its value (when the value is an object), and any other key is
+ * left out. Values left out are checked against the JSON grammar as decode checks it (with
+ * the same messages) but build nothing, so reading 20 counters out of a perf dump of 200
+ * costs a fraction of a full decode. Arrays are kept whole. In Lua: json.decode(text, keep). */
+int cm_json_decode_only(lua_State *L, const char *text, size_t len, int keep, char *err,
+                        size_t errlen);
+
 /* Encodes the value at index; indent 0 gives compact output, 1..CM_JSON_MAX_INDENT
  * pretty output. name labels the root in error paths (NULL means "value").
  * Success: pushes the JSON text as a string and returns 0. Error: pushes nothing,

@@ -329,3 +329,18 @@ void cm_walk_put_integer(cm_walk *w, lua_Integer value)
     int n = snprintf(digits, sizeof digits, LUA_INTEGER_FMT, (LUAI_UACINT)value);
     cm_walk_put(w, digits, (size_t)n);
 }
+
+int cm_walk_float_digits(double x)
+{
+    char text[48];
+    int low = 1, high = 17; /* 17 significant digits always read back */
+    while (low < high) {
+        int middle = (low + high) / 2;
+        snprintf(text, sizeof text, "%.*e", middle - 1, x);
+        if (strtod(text, NULL) == x)
+            high = middle;
+        else
+            low = middle + 1;
+    }
+    return low;
+}

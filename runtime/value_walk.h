@@ -123,6 +123,13 @@ int cm_walk_enter_table(cm_walk *w, int index, lua_Integer *count, int *is_array
 /* Takes a table that was encoded without error off the path. */
 void cm_walk_leave_table(cm_walk *w, int index);
 
+/* The fewest significant digits (1 to 17) with which x, a finite double, reads back
+ * exactly ("%.*e" with digits - 1, or "%.*g" with digits). Found by bisection, since a
+ * value that reads back at d digits also does at d + 1: four or five conversions where
+ * counting up from one took up to seventeen, which made floats most of the cost of writing
+ * results. */
+int cm_walk_float_digits(double x);
+
 /* Collects the count (> 0) entries of the object at index, keys as strings (integers in
  * decimal) sorted by bytes so that output is deterministic. Pushes CM_WALK_MEMBER_SLOTS
  * values, which anchor the members until the caller pops them; *values is the stack slot of

@@ -1209,11 +1209,7 @@ static void yaml_put_float(cm_walk *w, double x)
         return;
     }
     char text[40];
-    for (int precision = 1; precision <= 17; precision++) {
-        snprintf(text, sizeof text, "%.*g", precision, x);
-        if (strtod(text, NULL) == x)
-            break;
-    }
+    snprintf(text, sizeof text, "%.*g", cm_walk_float_digits(x), x);
     /* %g switches to an exponent once it has more integer digits than significant ones;
      * below 1e17 such a value is integral and reads better (and exactly) as 1000.0. */
     const char *exponent = strchr(text, 'e');

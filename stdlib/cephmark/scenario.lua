@@ -1032,7 +1032,7 @@ function Run:telemetry_before()
     local rados = require "cephmark.rados"
     self.telemetry = telemetry.collector {
       warn = function(message) self:warn(message) end,
-      connect = function() return rados.connect { osd_timeout = telemetry.TIMEOUT } end,
+      connect = function() return self:cluster() end, borrowed = true,
       client = "client." .. ((rados.defaults or {}).id or "admin"),
     }
   end

@@ -38,6 +38,12 @@ M.LATENCIES = {
   { "kv_sync_latency", "bluestore", "kv_sync_lat" },
 }
 
+-- What a reading decodes of a perf dump (json.decode's keep table): the counters above and
+-- nothing else of the 200-odd an OSD reports, which is most of a reading's client CPU.
+local KEEP = { osd = {}, bluestore = {} }
+for _, name in ipairs(M.COUNTS) do KEEP.osd[name] = true end
+for _, spec in ipairs(M.LATENCIES) do KEEP[spec[2]][spec[3]] = true end
+
 -- The counters this module keeps from one OSD's decoded sections: {name = number} for
 -- counts, {name = {count, sum}} for latencies. Anything absent (memstore has no bluestore
 -- section) is left out.
@@ -201,18 +207,21 @@ function M.summary_line(osd)
 end
 
 -------------------------------------------------------------------------------------------
--- The collector a run keeps: its own connection (with rados_osd_op_timeout, so that
--- librados itself gives up on an OSD that does not answer), made at the first phase that
--- collects.
+-- The collector a run keeps. It asks through the run's own connection (a second one would
+-- cost 10-18 ms of client CPU per run): cluster:osd_commands gives up on an OSD after
+-- TIMEOUT by itself, and leaves the stuck request to end when the OSD answers or is marked
+-- down. An OSD whose first answer had no bluestore section (memstore) is asked for the
+-- `osd` section alone afterwards: one command instead of two.
 
 local Collector = {}
 Collector.__index = Collector
 
 -- new{warn = fn(message), connect = fn() -> cluster | nil, err, client = "client.admin",
--- timeout = seconds}
+-- timeout = seconds, borrowed = true when the connection is the run's (never closed here)}
 function M.collector(options)
   return setmetatable({ warn = options.warn, connect = options.connect, client = options.client or "client.admin",
-    timeout = options.timeout or M.TIMEOUT, enabled = true }, Collector)
+    timeout = options.timeout or M.TIMEOUT, borrowed = options.borrowed, enabled = true, bluestore = {} },
+    Collector)
 end
 
 function Collector:disable(message)
@@ -222,40 +231,61 @@ function Collector:disable(message)
 end
 
 function Collector:close()
-  if self.cluster then pcall(self.cluster.close, self.cluster) end
+  if self.cluster and not self.borrowed then pcall(self.cluster.close, self.cluster) end
   self.cluster = nil
 end
 
--- The OSDs to ask: those up in the OSD map; the others are missing from the start.
+-- The OSDs to ask: every OSD in the map (`osd ls`, a short list; the whole OSD map would
+-- cost more to decode than the readings). One that is down answers at once with ENXIO
+-- and is recorded as down.
 function Collector:osd_list()
-  local dump, err = self.cluster:mon_command { prefix = "osd dump" }
-  if type(dump) ~= "table" then return nil, err or "no OSD map" end
-  local up, down = {}, {}
-  for _, entry in ipairs(dump.osds or {}) do
-    if entry.up == 1 then up[#up + 1] = entry.osd else down[entry.osd] = "down" end
+  local ids, err = self.cluster:mon_command { prefix = "osd ls" }
+  if type(ids) ~= "table" then return nil, err or "no OSD list" end
+  local list = {}
+  for _, id in ipairs(ids) do
+    if math.type(id) == "integer" then list[#list + 1] = id end
   end
-  return up, down
+  return list, {}
+end
+
+-- The answers of every OSD in `ids` to the commands it needs: both sections, or the `osd`
+-- section alone for an OSD known to have no bluestore one. One parallel batch when all
+-- OSDs need the same (the usual case), two otherwise.
+function Collector:ask(ids)
+  local both, osd_only = {}, {}
+  for _, id in ipairs(ids) do
+    local list = self.bluestore[id] == false and osd_only or both
+    list[#list + 1] = id
+  end
+  local answers = {}
+  for _, batch in ipairs { { both, COMMANDS }, { osd_only, { COMMANDS[1] } } } do
+    if #batch[1] > 0 then
+      for id, answer in pairs(self.cluster:osd_commands(batch[1], batch[2], self.timeout)) do answers[id] = answer end
+    end
+  end
+  return answers
 end
 
 -- One reading of every OSD: {[id] = counters}, {[id] = reason}
 function Collector:read(ids, missing)
-  local answers = self.cluster:osd_commands(ids, COMMANDS, self.timeout)
+  local answers = self:ask(ids)
   local counters, denied, asked = {}, 0, 0
   for _, id in ipairs(ids) do
     asked = asked + 1
     local answer = answers[id]
     if answer.code then
       if answer.code == -13 then denied = denied + 1 end
-      missing[id] = answer.code == -110 and string.format("no answer within %g s", self.timeout) or
-        tostring(answer.error)
+      missing[id] = (answer.code == -110 and string.format("no answer within %g s", self.timeout)) or
+        (answer.code == -6 and "down") or tostring(answer.error)
     else
       local sections = {}
-      for i = 1, #COMMANDS do
-        local decoded = json.decode(answer[i] or "")
+      for i = 1, #answer do
+        local decoded = json.decode(answer[i] or "", KEEP)
         if type(decoded) == "table" then
           for name, section in pairs(decoded) do sections[name] = section end
         end
       end
+      if #answer == #COMMANDS then self.bluestore[id] = sections.bluestore ~= nil end
       if sections.osd then
         counters[id] = M.extract(sections)
       else

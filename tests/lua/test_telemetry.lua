@@ -86,6 +86,45 @@ local text = table.concat(compare.lines(comparison), "\n")
 t.match(text, "osd op_w ms", "the comparison has the column")
 t.match(text, "15%.00", "and b's figure in ms")
 
+-- The collector asks through the connection it is given, asks an OSD without a bluestore
+-- section (memstore) for the osd section alone after the first reading, and never closes
+-- a borrowed connection. The cluster here is a recording table of what osd_commands was
+-- asked: the commands' choice is the collector's logic, not librados'.
+local json = require "cephmark.json"
+local asked, closed = {}, 0
+local osd_section = json.encode { osd = { op_w = 5, op_w_latency = pair(5, 0.01) } }
+local bluestore_section = json.encode { bluestore = { commit_lat = pair(5, 0.005) } }
+local fake = {
+  mon_command = function(_, command) return command.prefix == "osd ls" and { 0, 1, 2 } or nil end,
+  osd_commands = function(_, ids, commands)
+    local answers = {}
+    for _, id in ipairs(ids) do
+      asked[#asked + 1] = string.format("osd.%d:%d", id, #commands)
+      -- osd.0 has bluestore, osd.1 is memstore (its bluestore dump is "{}"), osd.2 is down
+      if id == 2 then
+        answers[id] = { error = "osd down", code = -6, seconds = 0 }
+      else
+        answers[id] = { osd_section, commands[2] and (id == 0 and bluestore_section or "{}") or nil, seconds = 0 }
+      end
+    end
+    return answers
+  end,
+  close = function() closed = closed + 1 end,
+}
+local collector = telemetry.collector { warn = error, connect = function() return fake end, borrowed = true }
+local before = collector:before()
+t.eq(table.concat(asked, " "), "osd.0:2 osd.1:2 osd.2:2", "the first reading asks every OSD in the map for both sections")
+t.eq(before.missing[2], "down", "an OSD that is down answers ENXIO: recorded as down")
+asked = {}
+local osd = collector:after(before)
+table.sort(asked)
+t.eq(table.concat(asked, " "), "osd.0:2 osd.1:1", "then an OSD without bluestore is asked for its osd section alone")
+t.eq(osd.osds, 2, "and both OSDs up give figures")
+t.eq(osd.missing[1].osd, 2, "the one down is missing")
+t.eq(osd.missing[1].reason, "down", "as down")
+collector:close()
+t.eq(closed, 0, "a borrowed connection is not closed")
+
 -- cm.scenario's telemetry field: true or false, checked where it is written
 local cm = require "cephmark"
 local sys = require "cephmark.sys"

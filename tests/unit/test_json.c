@@ -2,12 +2,14 @@
  * escapes, numbers, error positions, encoder determinism and the "cephmark.json" module. */
 #include "check.h"
 #include "json.h"
+#include "value_walk.h"
 
 #include <lauxlib.h>
 #include <lualib.h>
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -759,6 +761,97 @@ static void test_c_helpers(lua_State *L)
 
 /* Truncations and random corruptions of real documents must fail cleanly or succeed, and
  * always leave the stack balanced; ASan/UBSan catch anything worse. */
+/* decode_only keeps what `keep` names and nothing else, and fails exactly where (and as)
+ * a full decode fails, also when the fault is in a value it leaves out. */
+static void test_decode_only(lua_State *L)
+{
+    CHECK_STR(run_lua(L,
+                      "local json = require 'cephmark.json'\n"
+                      "local keep = { osd = { op = true, op_w = true, gone = true }, arr = true }\n"
+                      "return json.encode(assert(json.decode(..., keep)))",
+                      "{\"osd\":{\"op\":1,\"op_w\":{\"avgcount\":2,\"sum\":0.5},"
+                      "\"skip\":{\"x\":[1,{\"y\":\"z\"}],\"t\":true}},"
+                      "\"other\":{\"a\":null},\"arr\":[{\"b\":1}]}"),
+              "{\"arr\":[{\"b\":1}],\"osd\":{\"op\":1,\"op_w\":{\"avgcount\":2,\"sum\":0.5}}}");
+    /* a table rule on a scalar or an array keeps it whole; false leaves the key out */
+    CHECK_STR(run_lua(L,
+                      "local json = require 'cephmark.json'\n"
+                      "return json.encode(assert(json.decode(..., { a = { x = true }, b = { y = "
+                      "true }, c = false })))",
+                      "{\"a\":5,\"b\":[{\"z\":1}],\"c\":{}}"),
+              "{\"a\":5,\"b\":[{\"z\":1}]}");
+    CHECK(strstr(run_lua(L, "return (require 'cephmark.json').decode('{}', 5)", ""),
+                 "bad argument #2 to 'decode' (table expected, got number)") != NULL);
+    static const char *const faults[] = {
+        "{\"skip\":{\"a\":1,}}",    "{\"skip\":[1 2]}",       "{\"skip\":tru}",
+        "{\"skip\":\"\x01\"}",      "{\"skip\":{\"a\" 1}}",   "{\"skip\":{1:2}}",
+        "{\"skip\":[1,]}",          "{\"skip\":{\"a\":01}}",  "{\"skip\":{}",
+        "{\"skip\":[\"\\uD800\"]}", "{\"skip\":{\"k\":1} x}", "{\"skip\":{\"\\q\":1}}",
+    };
+    lua_newtable(L); /* keep: nothing of "skip" */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "kept");
+    int keep = lua_gettop(L);
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+        char full[256] = "", only[256] = "";
+        int top = lua_gettop(L);
+        int rc_full = cm_json_decode(L, faults[i], strlen(faults[i]), full, sizeof full);
+        lua_settop(L, top);
+        int rc_only = cm_json_decode_only(L, faults[i], strlen(faults[i]), keep, only, sizeof only);
+        CHECK_MSG(rc_full == -1 && rc_only == -1 && lua_gettop(L) == top, "%s", faults[i]);
+        CHECK_STR(only, full);
+        lua_settop(L, top);
+    }
+    /* nesting deeper than the limit inside a value left out */
+    static char deep[2 * CM_JSON_MAX_DEPTH + 32];
+    size_t n = (size_t)snprintf(deep, sizeof deep, "{\"skip\":");
+    for (int i = 0; i < CM_JSON_MAX_DEPTH + 1; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < CM_JSON_MAX_DEPTH + 1; i++)
+        deep[n++] = ']';
+    deep[n++] = '}';
+    char err[256] = "", full[256] = "";
+    CHECK(cm_json_decode_only(L, deep, n, keep, err, sizeof err) == -1);
+    CHECK(cm_json_decode(L, deep, n, full, sizeof full) == -1);
+    CHECK_STR(err, full);
+    CHECK(strstr(err, "nesting deeper than 200 levels") != NULL);
+    lua_settop(L, keep - 1);
+}
+
+/* The bisection finds what counting up from one digit finds, for doubles of every kind:
+ * random bit patterns, decimals of few digits, integers, and their neighbours. */
+static void test_float_digits(void)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    int checked = 0;
+    for (int i = 0; i < 60000; i++) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        double x;
+        if (i % 3 == 0) {
+            memcpy(&x, &seed, sizeof x);
+        } else if (i % 3 == 1) {
+            x = (double)(seed % 100000) / (double)(1u << (seed >> 60)) / 1000.0;
+        } else {
+            x = nextafter((double)(seed % 1000000), (seed & 1) ? 1e300 : -1e300);
+        }
+        if (!isfinite(x))
+            continue;
+        int reference = 1;
+        char text[48];
+        for (; reference < 17; reference++) {
+            snprintf(text, sizeof text, "%.*e", reference - 1, x);
+            if (strtod(text, NULL) == x)
+                break;
+        }
+        CHECK_MSG(cm_walk_float_digits(x) == reference, "%.17g: %d digits, want %d", x,
+                  cm_walk_float_digits(x), reference);
+        checked++;
+    }
+    CHECK(checked > 50000);
+}
+
 static void test_mutations(lua_State *L)
 {
     char err[256];
@@ -798,6 +891,17 @@ static void test_mutations(lua_State *L)
         } else {
             CHECK(strncmp(err, "line ", 5) == 0);
         }
+        lua_settop(L, top);
+        /* keeping one key of each document (none kept of most values) fails exactly as the
+         * full decode does */
+        char only[256] = "";
+        lua_newtable(L);
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, iter % 2 ? "health" : "pool_name");
+        int rc_only = cm_json_decode_only(L, buf, len, top + 1, only, sizeof only);
+        CHECK_MSG(rc_only == rc && (rc == 0 || strcmp(only, err) == 0), "iteration %d: %s / %s",
+                  iter, err, only);
+        CHECK(lua_gettop(L) == top + 1 + (rc_only == 0));
         lua_settop(L, top);
     }
     CHECK(ok > 0);
@@ -913,6 +1017,8 @@ int main(void)
     test_pretty(L);
     test_lua_module(L);
     test_c_helpers(L);
+    test_decode_only(L);
+    test_float_digits();
     test_mutations(L);
     CHECK(lua_gettop(L) == 0);
     lua_close(L);
