@@ -44,9 +44,9 @@ M.QUERIES = {
     "rate(node_disk_writes_completed_total[RANGE]))" },
   { key = "receive", expr = "sum by (instance, device) (rate(node_network_receive_bytes_total[RANGE]))" },
   { key = "transmit", expr = "sum by (instance, device) (rate(node_network_transmit_bytes_total[RANGE]))" },
-  { key = "process", expr = "sum by (instance, groupname) (rate(namedprocess_namegroup_cpu_seconds_total" ..
+  { key = "process", daemons = true, expr = "sum by (instance, groupname) (rate(namedprocess_namegroup_cpu_seconds_total" ..
     "{groupname=~\"ceph-.+|radosgw.*\"}[RANGE]))" },
-  { key = "cadvisor", expr = "sum by (instance, name, container, pod) (" ..
+  { key = "cadvisor", daemons = true, expr = "sum by (instance, name, container, pod) (" ..
     "rate(container_cpu_usage_seconds_total{name=~\"ceph-.+\"}[RANGE]) or " ..
     "rate(container_cpu_usage_seconds_total{pod=~\"rook-ceph-.+\",container!=\"\",container!=\"POD\"}[RANGE]))" },
 }
@@ -185,23 +185,31 @@ function Client:query(expr, time)
   return data.result
 end
 
--- The longest scrape interval of the active targets (/api/v1/targets, scrapeInterval), else
--- the global one of the configuration (/api/v1/status/config) -> seconds, or nil and why.
-function Client:scrape_interval()
+-- The shortest and the longest scrape interval of the active targets (/api/v1/targets,
+-- scrapeInterval), else the global one of the configuration (/api/v1/status/config) twice
+-- -> seconds, seconds, or nil and why. Jobs may differ: an exporter that is slow to
+-- scrape (process-exporter reads all of /proc) is often scraped less often than
+-- node-exporter.
+function Client:scrape_intervals()
   local data, err = self:api("/api/v1/targets", { { "state", "active" } })
   if not data then return nil, err end
-  local longest
+  local shortest, longest
   for _, target in ipairs(type(data.activeTargets) == "table" and data.activeTargets or {}) do
     local seconds = type(target) == "table" and M.parse_duration(target.scrapeInterval)
-    if seconds and (not longest or seconds > longest) then longest = seconds end
+    if seconds and seconds > 0 then
+      if not longest or seconds > longest then longest = seconds end
+      if not shortest or seconds < shortest then shortest = seconds end
+    end
   end
-  if longest then return longest end
+  if longest then return shortest, longest end
   local config, cerr = self:api("/api/v1/status/config")
   if not config then return nil, cerr end
   local text = type(config.yaml) == "string" and config.yaml or ""
   local seconds = M.parse_duration(text:match("scrape_interval:%s*(%w+)"))
-  if not seconds then return nil, self.url .. ": no scrape interval in its targets or configuration" end
-  return seconds
+  if not seconds or seconds <= 0 then
+    return nil, self.url .. ": no scrape interval in its targets or configuration"
+  end
+  return seconds, seconds
 end
 
 -- The time of the oldest of the targets' latest scrapes (min(timestamp(up))), or nil.
@@ -374,16 +382,15 @@ function M.collect(options)
   local client = M.client(options.url, { get = options.get, timeout = options.timeout })
   local phases = options.phases
   local done, coarse = 0, 0
-  local interval, lagging
+  local interval, longest, lagging
   local ok, err = pcall(function()
-    local ierr
-    interval, ierr = client:scrape_interval()
-    if not interval then error(ierr, 0) end
+    interval, longest = client:scrape_intervals()
+    if not interval then error(longest, 0) end
     local last = 0
     for _, record in ipairs(phases) do last = math.max(last, record.window.stop) end
     if options.wait ~= false then
       -- a sample after the last phase's end means every sample inside it has been stored
-      local deadline = sys.monotonic() + math.min(M.COARSE_INTERVALS * interval + 1, M.WAIT_MAX)
+      local deadline = sys.monotonic() + math.min(M.COARSE_INTERVALS * longest + 1, M.WAIT_MAX)
       while true do
         local latest, lerr = client:latest_scrape(sys.realtime())
         if not latest and lerr then error(lerr, 0) end
@@ -399,13 +406,27 @@ function M.collect(options)
       local window = record.window
       local range_seconds = math.max(window.seconds, M.COARSE_INTERVALS * interval)
       local range = M.range(range_seconds)
-      local answers = {}
+      local answers, daemons_range = {}, nil
       for _, query in ipairs(M.QUERIES) do
         local result, qerr = client:query((query.expr:gsub("RANGE", range)), window.stop)
         if not result then error(qerr, 0) end
+        -- no series of the daemons over a range that holds too few samples of a job
+        -- scraped less often than the shortest interval: asked again over two of its
+        -- intervals
+        local wide = math.max(window.seconds, M.COARSE_INTERVALS * longest)
+        if query.daemons and #result == 0 and wide > range_seconds then
+          result, qerr = client:query((query.expr:gsub("RANGE", M.range(wide))), window.stop)
+          if not result then error(qerr, 0) end
+          if #result > 0 then daemons_range = wide end
+        end
         answers[query.key] = result
       end
       local figures = M.figures(answers, window.seconds, interval)
+      if daemons_range and figures.ceph_cpu.source then
+        figures.ceph_cpu.range = M.range(daemons_range)
+        figures.ceph_cpu.coarse = true
+      end
+      if longest > interval then figures.longest_scrape_interval = longest end
       figures.url, figures.source = options.url, options.source
       figures.range, figures.evaluated_at = range, window.stop
       figures.lagging = lagging
@@ -433,8 +454,9 @@ function M.collect(options)
         coarse == 1 and "" or "s", M.COARSE_INTERVALS)
     end
     if lagging then notes[#notes + 1] = "its last scrape was older than the last phase's end" end
-    options.say(string.format("prometheus: figures for %d phase%s from %s (%s), scrape interval %s s%s", done,
+    options.say(string.format("prometheus: figures for %d phase%s from %s (%s), scrape interval %s s%s%s", done,
       done == 1 and "" or "s", options.url, options.source, tostring(interval),
+      longest > interval and string.format(" (up to %s s)", tostring(longest)) or "",
       #notes > 0 and ("; " .. table.concat(notes, "; ")) or ""))
   end
   return done, client.requests

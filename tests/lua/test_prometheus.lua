@@ -122,25 +122,40 @@ local function fake_get(url)
   if query == http.escape("min(timestamp(up))") then
     return json.encode { status = "success", data = { resultType = "vector", result = { sample({}, 1004) } } }, 200
   end
-  return json.encode { status = "success", data = { resultType = "vector",
-    result = query:find("node_cpu", 1, true) and { sample({ instance = "h:9100", mode = "user" }, 1) } or {} } }, 200
+  -- process-exporter's job is scraped every 2 s: over less than 4 s it has no series
+  local result = {}
+  if query:find("node_cpu", 1, true) then
+    result = { sample({ instance = "h:9100", mode = "user" }, 1) }
+  elseif query:find("namedprocess", 1, true) and query:find(http.escape("[4000ms]"), 1, true) then
+    result = { sample({ instance = "h:9256", groupname = "ceph-osd" }, 0.5) }
+  end
+  return json.encode { status = "success", data = { resultType = "vector", result = result } }, 200
 end
 local warnings, said = {}, {}
 local done = prometheus.collect { url = "http://p:9090", source = "--prometheus", phases = phases, get = fake_get,
   warn = function(line) warnings[#warnings + 1] = line end, say = function(line) said[#said + 1] = line end }
 t.eq(done, 2, "both phases read")
 t.eq(#warnings, 0, "no warning")
-t.eq(#asked, 2 + 2 * #prometheus.QUERIES, "targets, the last scrape, then each query once per phase")
+-- targets, the last scrape, then per phase each query once and the two daemon queries
+-- again over a longer range (their answers were empty)
+t.eq(#asked, 2 + 2 * (#prometheus.QUERIES + 2), "the requests")
 t.match(asked[3], "^http://p:9090/api/v1/query%?query=.*&time=1003%.000$", "evaluated at the phase's end")
-t.ok(asked[3]:find(http.escape("[4000ms]"), 1, true), "a range of two scrape intervals for a 3 s phase at 2 s")
-local first = phases[1].cluster.prometheus
+t.ok(asked[3]:find(http.escape("[3000ms]"), 1, true), "a range of the phase's 3 s")
+local first, second = phases[1].cluster.prometheus, phases[2].cluster.prometheus
 t.eq(first.source, "--prometheus", "source recorded")
-t.eq(first.scrape_interval, 2, "the longest scrape interval")
-t.eq(first.coarse, true, "3 s < 2 intervals of 2 s")
+t.eq(first.scrape_interval, 1, "the shortest scrape interval")
+t.eq(first.longest_scrape_interval, 2, "and the longest")
+t.eq(first.coarse, false, "3 s >= 2 intervals of 1 s")
+t.eq(first.range, "3000ms", "the range")
 t.near(first.hosts.h.cpu.seconds.user, 3, 1e-9, "rate times the phase's length")
-t.eq(first.ceph_cpu.none, prometheus.NO_DAEMON_SOURCE, "no daemon source")
-t.eq(said[1], "prometheus: figures for 2 phases from http://p:9090 (--prometheus), scrape interval 2 s; " ..
-  "2 phases shorter than 2 scrape intervals: coarse figures", "the line at the end")
+t.eq(first.ceph_cpu.source, prometheus.PROCESS_EXPORTER, "the daemons, found over a longer range")
+t.eq(first.ceph_cpu.range, "4000ms", "two of process-exporter's intervals")
+t.eq(first.ceph_cpu.coarse, true, "and so coarse")
+t.near(first.osd_cpu_seconds, 1.5, 1e-9, "the osd group's rate times the phase's length")
+t.eq(second.coarse, true, "0.5 s < 2 intervals of 1 s")
+t.eq(second.range, "2000ms", "over two intervals")
+t.eq(said[1], "prometheus: figures for 2 phases from http://p:9090 (--prometheus), scrape interval 1 s (up to 2 s); " ..
+  "1 phase shorter than 2 scrape intervals: coarse figures", "the line at the end")
 
 local function refusing_get(url) return nil, url:gsub("%?.*", "") .. ": Couldn't connect to server", -111 end
 phases = { { window = prometheus.window(1000, 1003) } }
