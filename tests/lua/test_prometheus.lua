@@ -183,6 +183,34 @@ local body, message, code = http.get("http://127.0.0.1:" .. port .. "/api/v1/que
 t.eq(body, nil, "no answer")
 t.match(message, "^http://127%.0%.0%.1:" .. port .. "/api/v1/query: ", "the URL without its query")
 t.eq(code, -111, "ECONNREFUSED")
+-- a server that accepts the connection and never answers: the request ends at its timeout,
+-- and a run's reading of such a Prometheus gives one warning
+local silent_port = assert(sys.free_port())
+local python = sys.stat("/usr/bin/python3") and "/usr/bin/python3" or "python3"
+local silent = assert(sys.spawn { python, "-c", string.format(
+  "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', %d))\ns.listen(8)\ntime.sleep(60)", silent_port) })
+local listening = false
+for _ = 1, 300 do
+  listening = sys.port_open(silent_port)
+  if listening then break end
+  sys.sleep(0.1)
+end
+t.ok(listening, "the silent server listens")
+local started = sys.monotonic()
+body, message, code = http.get("http://127.0.0.1:" .. silent_port .. "/api/v1/targets", { timeout = 1 })
+local took = sys.monotonic() - started
+t.eq(body, nil, "no answer from the silent server")
+t.eq(code, -110, "ETIMEDOUT")
+t.ok(took >= 0.9 and took < 30, "ended by its timeout (1 s), took " .. took)
+phases = { { window = prometheus.window(1000, 1003) } }
+warnings = {}
+prometheus.collect { url = "http://127.0.0.1:" .. silent_port, source = "--prometheus", phases = phases, timeout = 1,
+  warn = function(line) warnings[#warnings + 1] = line end }
+t.eq(#warnings, 1, "one warning for a Prometheus that does not answer in time")
+t.match(phases[1].cluster.prometheus.missing, "timed out", "recorded as missing")
+sys.kill(silent, "KILL")
+sys.sleep(0.1)
+sys.reap()
 t.raises(function() http.get("file:///etc/passwd") end, "expected an http:// or https:// URL", "other schemes")
 t.raises(function() http.get("http://h", { timeout = 0 }) end, "timeout must be a number of seconds above 0", "timeout 0")
 t.raises(function() http.get("http://h", { retries = 1 }) end, "unknown option 'retries'", "unknown option")
