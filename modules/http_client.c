@@ -547,6 +547,37 @@ oom:
     return -ENOMEM;
 }
 
+int cm_http_get(CURL *easy, const char *url, double timeout, struct cm_http_response *response,
+                char *error, size_t error_size)
+{
+    long timeout_ms = timeout > 0 ? (long)(timeout * 1000) : 10000;
+    if (timeout_ms < 1)
+        timeout_ms = 1;
+    char curl_error[CURL_ERROR_SIZE] = "";
+    struct header_capture capture = {response, NULL, NULL};
+    cm_http_response_fini(response);
+    curl_easy_reset(easy);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(easy, CURLOPT_PROXY, "");
+    curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, &capture);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, response);
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, curl_error);
+    CURLcode code = curl_easy_perform(easy);
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, NULL);
+    if (code != CURLE_OK)
+        return cm_http_transport_error(code, url, curl_error, error, error_size);
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &response->status);
+    if (!response->has_content_length)
+        response->content_length = response->body_len;
+    return 0;
+}
+
 int cm_http_request(struct cm_http_client *client, const char *method, const char *container,
                     const char *object, const char *query, const void *body, size_t body_length,
                     const char *const *extra_headers, struct cm_http_response *response,

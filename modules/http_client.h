@@ -102,6 +102,15 @@ int cm_http_request(struct cm_http_client *client, const char *method, const cha
                     const char *const *extra_headers, struct cm_http_response *response,
                     char *error, size_t error_size);
 
+/* One blocking GET of an absolute URL on `easy`, a handle the caller keeps between calls so
+ * that the connection is reused (it is reset here). The whole request, connecting included,
+ * ends after `timeout` seconds; no proxy from the environment, no redirect followed. Returns
+ * 0 when a response came (any status; see response->status), or -errno with a sentence
+ * naming the URL without its query when none did. For the small JSON APIs cephmark reads
+ * (Prometheus), not for object stores. */
+int cm_http_get(CURL *easy, const char *url, double timeout, struct cm_http_response *response,
+                char *error, size_t error_size);
+
 /* A negative errno for a curl transport error, and a sentence naming the URL (without any
  * credentials) and curl's reason. */
 int cm_http_transport_error(CURLcode code, const char *url, const char *detail, char *error,

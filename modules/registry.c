@@ -1,9 +1,12 @@
 /* The list of C Lua modules built into cephmark (see registry.h). */
 #include "registry.h"
 
+/* one module per line, in name order (clang-format would pack them into columns) */
+// clang-format off
 const struct cm_c_module cm_c_modules[] = {
     {"cephmark.control", luaopen_cephmark_control},
     {"cephmark.disk", luaopen_cephmark_disk},
+    {"cephmark.http", luaopen_cephmark_http},
     {"cephmark.json", luaopen_cephmark_json},
     {"cephmark.null", luaopen_cephmark_null},
     {"cephmark.rados", luaopen_cephmark_rados},
@@ -16,3 +19,4 @@ const struct cm_c_module cm_c_modules[] = {
     {"cephmark.yaml", luaopen_cephmark_yaml},
     {NULL, NULL},
 };
+// clang-format on

@@ -13,6 +13,7 @@ struct cm_c_module {
 
 int luaopen_cephmark_control(lua_State *L);
 int luaopen_cephmark_disk(lua_State *L);
+int luaopen_cephmark_http(lua_State *L);
 int luaopen_cephmark_json(lua_State *L);
 int luaopen_cephmark_null(lua_State *L);
 int luaopen_cephmark_rados(lua_State *L);

@@ -78,6 +78,10 @@ static const char run_usage_text[] =
     "                            repetitions (needed when stdin is not a terminal)\n"
     "  --no-telemetry            do not read the OSDs' perf counters around pool phases\n"
     "                            (as telemetry = false in the scenario; docs/telemetry.md)\n"
+    "  --prometheus URL          read each phase's host CPU, disks, network and ceph daemons'\n"
+    "                            CPU from this Prometheus (default: the dashboard's\n"
+    "                            PROMETHEUS_API_HOST, if the cluster has one;\n"
+    "                            docs/prometheus.md)\n"
     "  -h, --help                with SCRIPT: list the scenario's parameters\n"
     "\n"
     "exit codes: 0 success; 1 the benchmark ran but reported failed ops; 2 script error,\n"
@@ -295,6 +299,8 @@ static int parse_run_args(lua_State *L, int argc, char **argv, const char **scri
             set_string_field(L, "agents", value);
         } else if ((value = option_value(argc, argv, &i, NULL, "--control-pool", &missing))) {
             set_string_field(L, "control_pool", value);
+        } else if ((value = option_value(argc, argv, &i, NULL, "--prometheus", &missing))) {
+            set_string_field(L, "prometheus", value);
         } else if (missing) {
             return usage_error("option %s needs a value", arg);
         } else if (arg[0] == '-' && arg[1] != '\0') {

@@ -62,6 +62,7 @@ function M.main(opts)
     help = opts.help,
     yes = opts.yes,
     telemetry = opts.telemetry,
+    prometheus = opts.prometheus,
     repeats = opts.repeats,
     order = opts.order,
     order_seed = opts.order_seed,
@@ -69,6 +70,10 @@ function M.main(opts)
   }
   if opts.control_pool and not opts.agents then
     sys.fail("--control-pool goes with --agents")
+  end
+  -- refused before anything runs: a typo must not cost a whole run's figures
+  if opts.prometheus and not require("cephmark.prometheus").check_url(opts.prometheus) then
+    sys.fail(require("cephmark.prometheus").url_refusal("--prometheus", opts.prometheus))
   end
   -- digits are a count; "0x2", "1e3", "2.5" (which Lua's tonumber would read) are neither
   -- a count nor a list of names

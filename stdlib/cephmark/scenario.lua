@@ -11,6 +11,7 @@ local config = require "cephmark.config"
 local cpu = require "cephmark.cpu"
 local json = require "cephmark.json"
 local params = require "cephmark.params"
+local prometheus = require "cephmark.prometheus"
 local repeats = require "cephmark.repeats"
 local results = require "cephmark.results"
 local sweep = require "cephmark.sweep"
@@ -217,7 +218,7 @@ local function check_pools(pools, scenario_name, site)
 end
 
 local scenario_fields = { name = true, description = true, params = true, pools = true, run = true,
-  hooks = true, repeats = true, order = true, telemetry = true }
+  hooks = true, repeats = true, order = true, telemetry = true, prometheus = true }
 
 -- Where a scenario is defined when cm.scenario was tail-called (`return cm.scenario {`):
 -- the file of its run function or params (else the script being run), and the line
@@ -273,7 +274,7 @@ function M.define(spec, site)
   end
   for key in pairs(spec) do
     if not scenario_fields[key] then
-      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, order, params, pools, repeats, run, telemetry)",
+      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, order, params, pools, prometheus, repeats, run, telemetry)",
         tostring(key)))
     end
   end
@@ -287,6 +288,9 @@ function M.define(spec, site)
   if spec.telemetry ~= nil and type(spec.telemetry) ~= "boolean" then
     fail_at(site, "cm.scenario: telemetry must be true or false (the cluster's side of each phase), got " ..
       params.show(spec.telemetry))
+  end
+  if spec.prometheus ~= nil and spec.prometheus ~= false and not prometheus.check_url(spec.prometheus) then
+    fail_at(site, prometheus.url_refusal("cm.scenario: prometheus", spec.prometheus) .. " (or false: no Prometheus)")
   end
   if type(spec.name) ~= "string" or not spec.name:match("^[%w][%w._-]*$") then
     fail_at(site, "cm.scenario: name must be a word of letters, digits, '.', '_' or '-' (it names pools and the results folder), got " ..
@@ -325,6 +329,7 @@ function M.define(spec, site)
     repeats = spec.repeats or 1,
     order = spec.order or repeats.INTERLEAVED,
     telemetry = spec.telemetry ~= false,
+    prometheus = spec.prometheus,
   }, Scenario)
   if type(spec.pools) == "function" then
     self.pools_function = spec.pools
@@ -451,6 +456,9 @@ function Scenario:run(context)
   end
   if context.order ~= nil and context.order ~= repeats.INTERLEAVED and context.order ~= repeats.FIXED then
     sys.fail("order must be \"interleaved\" or \"fixed\", got " .. params.show(context.order))
+  end
+  if context.prometheus ~= nil and not prometheus.check_url(context.prometheus) then
+    sys.fail(prometheus.url_refusal("prometheus", context.prometheus))
   end
   local values, origins = self.params:resolve { file = context.params_file, cli = context.params }
   local pools = self:resolve_pools(values)
@@ -947,7 +955,9 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   local daemons_before = telemetry_on and on_cluster and cpu.snapshot() or nil
   self.current_record = record
   local started = sys.monotonic()
+  local wall_start = sys.realtime()
   local result = runner(on_second, record)
+  prometheus.note_phase(self, record, wall_start, on_cluster)
   record.elapsed = sys.monotonic() - started
   local daemons_after = daemons_before and cpu.snapshot() or nil
   self.current_record = nil
@@ -2026,6 +2036,8 @@ function Run:finish(ok, err)
         interrupted and "interrupted" or exit_code and "exited" or "failed", stopped_in, self.repeats, kept,
         kept == 1 and "" or "s"))
     end
+    -- the hosts' side of the phases, once their last samples are in Prometheus
+    step("reading Prometheus", function() prometheus.read_run(self, interrupted) end)
     self.finished = true
     if self.results_dir then
       if self.reached_run or #self.records > 0 then
