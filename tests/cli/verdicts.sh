@@ -1,7 +1,8 @@
 # Verdicts end to end on the null target, through the real engine and `cephmark run`:
-# delays of 1.0 ms against 1.1 ms with --repeats 5 report `higher` latency with a change
-# near +10 % (a band, since the engine's own time shifts both sides), and IOPS that are
-# `slower` or, on a machine busy enough to hide 9 % in its noise, not detectably different
+# delays of 1.0 ms against 1.5 ms with --repeats 5 report `higher` latency with a change
+# near +50 % (a wide band: the engine's own time, and the wake-up delays of a busy machine,
+# add to both sides and shrink the ratio), and IOPS that are
+# `slower` or, on a machine busy enough to hide the difference in its noise, not detectably different
 # (never `faster`: the IOPS of a busy machine spread by ±15 % from phase to phase, so a
 # strict `slower` would test the machine's load, not cephmark);
 # two identical variants report `no difference detectable`; results.json and
@@ -23,7 +24,7 @@ local null = require "cephmark.null"
 return cm.scenario {
   name = "verdicts",
   repeats = 5,
-  params = { slow = cm.duration("1.1ms", "the second variant's delay") },
+  params = { slow = cm.duration("1.5ms", "the second variant's delay") },
   run = function(s, p)
     for point in s:sweep(cm.zip({ delay = { 0.001, p.slow } }, { labels = { "base", "new" } })) do
       s:phase("write", null, { threads = 4, ops = 600, delay = point.delay })
@@ -62,7 +63,7 @@ check() {
 # in_band VALUE LOW HIGH: LOW <= VALUE <= HIGH, decimals allowed
 in_band() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
 
-# 1.0 ms against 1.1 ms: higher latency, slower IOPS, about +10 %
+# 1.0 ms against 1.5 ms: higher latency, slower IOPS, about +50 %
 run_cli 0 run "$work/delays.lua" -o "$work/ab"
 expect_stdout '^comparison by point \(baseline base, marked \*\): medians of 5 repetitions$'
 expect_stdout '^write  p50 ms  base \*'
@@ -75,7 +76,7 @@ check "p50: n, median, interval, per-repetition values ($p50)" \
 check "iops: slower, or within the noise of a busy machine ($iops)" \
   '[[ "$iops" == *" verdict=slower values=xxxxx mde=number" || "$iops" == *" verdict=no difference detectable "*" values=xxxxx mde=number" ]]'
 change=$(sed -n 's/.* change=\([-0-9.]*\) .*/\1/p' <<<"$p50")
-check "p50 change near +10 % ($change)" 'in_band "$change" 5 15'
+check "p50 change near +50 % ($change)" 'in_band "$change" 15 60'
 low=$(sed -n 's/.* low=\([-0-9.]*\) .*/\1/p' <<<"$iops")
 check "iops: the interval of the change reaches below 0 ($low)" 'in_band "$low" -100 0'
 check "comparison.csv carries the verdict" \
