@@ -400,15 +400,33 @@ end
 
 local function say(line) io.stderr:write(line, "\n") end
 
--- notify(pool, message) -> replies by monitor name, within M.TIMEOUT
+-- notify(pool, message) -> replies by monitor name, and the clients (global ids) whose
+-- watch did not answer within M.TIMEOUT, as a set (one watch per monitor's client)
 local function notify(pool, message)
-  local acks = control.notify(pool, M.CONTROL, json.encode(message), M.TIMEOUT)
-  local replies = {}
+  local acks, timeouts = control.notify(pool, M.CONTROL, json.encode(message), M.TIMEOUT)
+  local replies, timed_out = {}, {}
   for _, ack in ipairs(acks or {}) do
     local reply = distributed.decode(ack.reply)
     if reply and reply.monitor then replies[reply.monitor] = reply end
   end
-  return replies
+  for _, watch in ipairs(timeouts or {}) do timed_out[watch.gid] = true end
+  return replies, timed_out
+end
+
+-- Why a monitor did not answer a notify: its watch was there and the notify timed out
+-- waiting for it (a hung or just-killed monitor: the OSD keeps a dead client's watch for
+-- its watch timeout), or it was not watching at all (stopped, or its watch lapsed), and
+-- its heartbeat's age (at the phase's end).
+local function silence(which, timed_out, registry, name)
+  local entry = registry[name]
+  local reason
+  if entry and timed_out[math.tointeger(entry.gid)] then
+    reason = string.format("no answer to the phase-%s notify within %g s", which, M.TIMEOUT)
+  else
+    reason = string.format("not watching %s at the phase's %s (stopped, or its watch lapsed)", M.CONTROL, which)
+  end
+  if not entry then return reason .. "; not registered" end
+  return string.format("%s; last heartbeat %.1f s ago", reason, entry.age)
 end
 
 -- Which monitors: "all" (every monitor heartbeating now) or "a,b" (those, waiting up to
@@ -476,29 +494,26 @@ function M.session(cluster, opts)
   return self
 end
 
--- Why a monitor gave nothing: the notify's answer, and its heartbeat for a silent one.
-local function with_heartbeat(reason, registry, name)
-  local entry = registry and registry[name]
-  if not entry then return reason .. "; not registered" end
-  return string.format("%s; last heartbeat %.1f s ago", reason, entry.age)
-end
-
 -- The monitors take their start readings; returns the phase's state for phase_end.
 function Session:phase_start(phase)
-  local state = { phase = phase, started = {}, missing = {} }
+  local state = { phase = phase, started = {}, missing = {}, silent = {} }
   local ok, err = pcall(function()
-    local replies = notify(self.pool, { type = "start", run = self.run, phase = phase, monitors = self.monitors })
+    local replies, timed_out = notify(self.pool, { type = "start", run = self.run, phase = phase,
+      monitors = self.monitors })
+    state.timed_out = timed_out
     for _, name in ipairs(self.monitors) do
       local reply = replies[name]
       if reply and reply.ok then
         state.started[#state.started + 1] = name
+      elseif reply then
+        state.missing[name] = "start reading failed: " .. tostring(reply.error)
       else
-        state.missing[name] = reply and ("start reading failed: " .. tostring(reply.error)) or
-          string.format("no answer to the phase-start notify within %g s", M.TIMEOUT)
+        state.silent[name] = "start"
       end
     end
   end)
   if not ok then
+    state.started, state.silent = {}, {}
     for _, name in ipairs(self.monitors) do state.missing[name] = "phase-start notify failed: " .. tostring(err) end
   end
   return state
@@ -507,8 +522,11 @@ end
 local function collect(self, state, result)
   local hosts = {}
   for name, reason in pairs(state.missing) do hosts[name] = { missing = reason } end
+  local silent, end_timed_out = state.silent, {}
   if #state.started > 0 then
-    local replies = notify(self.pool, { type = "end", run = self.run, phase = state.phase, monitors = state.started })
+    local replies
+    replies, end_timed_out = notify(self.pool, { type = "end", run = self.run, phase = state.phase,
+      monitors = state.started })
     local entries = control.omap_get(self.pool, self.object) or {}
     for _, name in ipairs(state.started) do
       local reply, text = replies[name], entries[M.key(state.phase, name)]
@@ -520,18 +538,18 @@ local function collect(self, state, result)
       elseif reply then
         hosts[name] = { missing = tostring(reply.error) }
       else
-        hosts[name] = { missing = string.format("no answer to the phase-end notify within %g s", M.TIMEOUT) }
+        silent[name] = "end"
       end
     end
     local read = {}
     for key in pairs(entries) do read[#read + 1] = key end
     if #read > 0 then control.omap_remove(self.pool, self.object, read) end
   end
-  local registry
-  for name, host in pairs(hosts) do
-    if host.missing and type(host.missing) == "string" and not host.window then
-      registry = registry or distributed.registry(self.pool, M.REGISTRY) or {}
-      host.missing = with_heartbeat(host.missing, registry, name)
+  if next(silent) then
+    local registry = distributed.registry(self.pool, M.REGISTRY) or {}
+    for name, which in pairs(silent) do
+      local timed_out = which == "start" and (state.timed_out or {}) or end_timed_out
+      hosts[name] = { missing = silence(which, timed_out, registry, name) }
     end
   end
   local ops = type(result) == "table" and tonumber(result.ops) or nil
