@@ -2,10 +2,11 @@
 # bench/monitor-cost.sh: what host monitors cost per phase (docs/distributed.md, "Host
 # monitors"): with COUNTS monitors (`cephmark agent --monitor`, all on this host) it runs
 # bench/monitor-readings.lua (PHASES phase-start and phase-end readings, no phase between)
-# ROUNDS times, and prints per phase the coordinator's wall time and CPU, the monitors' CPU
-# and the size of a monitor's figures. Then one of two monitors is killed (SIGKILL) before
-# phase 3 of 12 and each phase's wall time is printed: the bounded wait. The figures are in
-# docs/performance.md. Environment: CEPHMARK, CEPH_CONF (the cluster), ROUNDS (3),
+# ROUNDS times, and prints per phase the coordinator's wall time and CPU (ms), a monitor's
+# CPU (ms; with its idle CPU per second, the same less the idle share, and the readings'
+# own work) and the size of a monitor's figures (medians over the rounds). Then one of two
+# monitors is killed (SIGKILL) before phase 3 of 12 and each phase's wall time is printed:
+# the bounded wait. The figures are in docs/performance.md. Environment: CEPHMARK, CEPH_CONF (the cluster), ROUNDS (3),
 # PHASES (100), COUNTS ("1 2 4").
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -36,22 +37,24 @@ start_monitors() {
 names() { local i list=; for ((i = 1; i <= $1; i++)); do list+=${list:+,}bench-mon-$i; done; echo "$list"; }
 pids() { local IFS=,; echo "${MONITOR_PIDS[*]}"; }
 
+KEYS="wall_ms_median wall_ms_p90 wall_ms_max coordinator_cpu_ms_per_phase monitors_cpu_ms_per_phase
+    monitor_idle_cpu_ms_per_second monitors_cpu_ms_per_phase_less_idle reading_work_cpu_ms figures_bytes_per_monitor"
 echo "host monitor readings, $PHASES phases (start and end readings, no phase between), $ROUNDS rounds"
-printf '%-9s %14s %14s %14s %20s %20s %14s\n' monitors wall_ms_median wall_ms_p90 wall_ms_max coordinator_cpu_ms monitor_cpu_ms figures_bytes
+printf '%-9s %9s %9s %9s %16s %15s %15s %15s %13s %14s\n' monitors wall_p50 wall_p90 wall_max coordinator_cpu monitor_cpu monitor_idle/s less_idle reading_work figures_bytes
 for count in $COUNTS; do
     start_monitors "$count"
     for ((round = 1; round <= ROUNDS; round++)); do
         cluster_check "monitors $count round $round"
         MONITORS=$(names "$count") MONITOR_PIDS=$(pids) PHASES=$PHASES \
             "$CEPHMARK" run "$BENCH_DIR/monitor-readings.lua" >"$BENCH_TMP/m$count.$round.out" 2>"$BENCH_TMP/m$count.$round.err"
-        for key in wall_ms_median wall_ms_p90 wall_ms_max coordinator_cpu_ms_per_phase monitors_cpu_ms_per_phase figures_bytes_per_monitor; do
+        for key in $KEYS; do
             sample "$count.$key" "$(kv "m$count.$round" "$key")"
         done
         bench_log "monitors $count round $round: $(cat "$BENCH_TMP/m$count.$round.out")"
     done
-    printf '%-9s %14s %14s %14s %20s %20s %14s\n' "$count" "$(med "$count.wall_ms_median")" "$(med "$count.wall_ms_p90")" \
-        "$(med "$count.wall_ms_max")" "$(med "$count.coordinator_cpu_ms_per_phase")" \
-        "$(med "$count.monitors_cpu_ms_per_phase")" "$(med "$count.figures_bytes_per_monitor")"
+    row=("$count")
+    for key in $KEYS; do row+=("$(med "$count.$key")"); done
+    printf '%-9s %9s %9s %9s %16s %15s %15s %15s %13s %14s\n' "${row[@]}"
     stop_monitors
 done
 
@@ -59,7 +62,7 @@ echo
 echo "two monitors, bench-mon-2 killed (SIGKILL) before phase 3 of 12:"
 start_monitors 2
 victim=${MONITOR_PIDS[1]}
-MONITORS=$(names 2) PHASES=12 KILL_PID=$victim KILL_AT=3 "$CEPHMARK" run "$BENCH_DIR/monitor-readings.lua" \
+MONITORS=$(names 2) IDLE=0 PHASES=12 KILL_PID=$victim KILL_AT=3 "$CEPHMARK" run "$BENCH_DIR/monitor-readings.lua" \
     >"$BENCH_TMP/kill.out" 2>"$BENCH_TMP/kill.err"
 grep '^phase=' "$BENCH_TMP/kill.out"
 stop_monitors

@@ -26,10 +26,31 @@ local function monitors_cpu()
   return total
 end
 
+-- a monitor's own work per phase, in this process: two readings of this host, the deltas
+-- and their JSON (the conf of the cluster, so the daemons are matched as a monitor does)
+local conf = os.getenv("CEPH_CONF")
+local readings_user0, readings_system0 = sys.cpu_times()
+for _ = 1, 100 do
+  local first = monitor.read_host(conf)
+  json.encode(monitor.figures(first, monitor.read_host(conf)))
+end
+local readings_user1, readings_system1 = sys.cpu_times()
+local work_ms = ((readings_user1 - readings_user0) + (readings_system1 - readings_system0)) / 100 * 1000
+
+-- the monitors idle (heartbeats, librados' own threads), to tell from the readings' cost
+local idle = tonumber(os.getenv("IDLE") or "5")
+local idle_rate = 0 -- CPU seconds per second, all monitors
+if idle > 0 then
+  local idle_before = monitors_cpu()
+  sys.sleep(idle)
+  idle_rate = (monitors_cpu() - idle_before) / idle
+end
+
 local cluster = assert(rados.connect {})
 local session = monitor.session(cluster, { spec = os.getenv("MONITORS") or "all" })
 local walls, bytes, missing = {}, 0, 0
 local monitors_before = monitors_cpu()
+local loop_started = sys.monotonic()
 local user0, system0 = sys.cpu_times()
 for phase = 1, phases do
   if kill_pid and phase == kill_at then sys.kill(kill_pid, "KILL") end
@@ -50,13 +71,17 @@ for phase = 1, phases do
 end
 local user1, system1 = sys.cpu_times()
 local monitors_after = monitors_cpu()
+local loop_wall = sys.monotonic() - loop_started
 session:finish()
 cluster:close()
 table.sort(walls)
 local function quantile(q) return walls[math.max(1, math.ceil(q * #walls))] * 1000 end
+local monitors_cpu_per_phase = (monitors_after - monitors_before) / phases / #session.monitors
+local idle_per_phase = idle_rate * loop_wall / phases / #session.monitors
 print(string.format("monitors=%d phases=%d wall_ms_median=%.2f wall_ms_p90=%.2f wall_ms_max=%.2f " ..
-  "coordinator_cpu_ms_per_phase=%.3f monitors_cpu_ms_per_phase=%.3f figures_bytes_per_monitor=%.0f missing=%d",
+  "coordinator_cpu_ms_per_phase=%.3f monitors_cpu_ms_per_phase=%.3f monitor_idle_cpu_ms_per_second=%.3f " ..
+  "monitors_cpu_ms_per_phase_less_idle=%.3f reading_work_cpu_ms=%.3f figures_bytes_per_monitor=%.0f missing=%d",
   #session.monitors, phases, quantile(0.5), quantile(0.9), quantile(1.0),
-  ((user1 - user0) + (system1 - system0)) / phases * 1000,
-  (monitors_after - monitors_before) / phases * 1000 / #session.monitors,
+  ((user1 - user0) + (system1 - system0)) / phases * 1000, monitors_cpu_per_phase * 1000,
+  idle_rate / #session.monitors * 1000, (monitors_cpu_per_phase - idle_per_phase) * 1000, work_ms,
   bytes / math.max(1, phases * #session.monitors - missing), missing))
