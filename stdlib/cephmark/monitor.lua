@@ -356,10 +356,13 @@ function Monitor:serve()
     local message = self:next_message(distributed.HEARTBEAT_INTERVAL / 2)
     if message then
       local body = distributed.decode(message.payload) or {}
-      if (body.type == "start" or body.type == "end") and listed(body.monitors, self.name) then
+      -- a reading is for a run (its name) and a phase (its number); anything else is ignored
+      local reading = (body.type == "start" or body.type == "end") and type(body.run) == "string" and
+        math.tointeger(body.phase) ~= nil
+      if reading and listed(body.monitors, self.name) then
         if body.type == "start" then self:on_start(message, body) else self:on_end(message, body) end
       elseif body.type == "done" then
-        self.pending[body.run or ""] = nil
+        if type(body.run) == "string" then self.pending[body.run] = nil end
         self:reply(message, { done = true })
       else
         self:reply(message, { ignored = true })
