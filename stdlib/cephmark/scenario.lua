@@ -1009,7 +1009,9 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   if hosts then
     record.cluster = record.cluster or {}
     record.cluster.hosts = hosts
-    for _, line in ipairs(monitor.summary_lines(hosts)) do say(line) end
+    if report ~= "rados-bench" then
+      for _, line in ipairs(monitor.summary_lines(hosts)) do say(line) end
+    end
   end
   if is_bench_result(result) and type(result.gave_up) == "string" then
     -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
