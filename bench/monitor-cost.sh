@@ -3,11 +3,12 @@
 # monitors"): with COUNTS monitors (`cephmark agent --monitor`, all on this host) it runs
 # bench/monitor-readings.lua (PHASES phase-start and phase-end readings, no phase between)
 # ROUNDS times, and prints per phase the coordinator's wall time and CPU (ms), a monitor's
-# CPU (ms; with its idle CPU per second, the same less the idle share, and the readings'
-# own work) and the size of a monitor's figures (medians over the rounds). Then one of two
-# monitors is killed (SIGKILL) before phase 3 of 12 and each phase's wall time is printed:
-# the bounded wait. The figures are in docs/performance.md. Environment: CEPHMARK, CEPH_CONF (the cluster), ROUNDS (3),
-# PHASES (100), COUNTS ("1 2 4").
+# CPU (ms; with its idle CPU per second, the same less the idle share, the readings' own
+# work, and of it one /proc scan of the host's ceph daemons, with their count) and the size
+# of a monitor's figures (medians over the rounds). Then one of two monitors is killed
+# (SIGKILL) before phase 3 of 12 and each phase's wall time is printed: the bounded wait.
+# The figures are in docs/performance.md (section 12).
+# Environment: CEPHMARK, CEPH_CONF (the cluster), ROUNDS (3), PHASES (100), COUNTS ("1 2 4").
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -38,9 +39,11 @@ names() { local i list=; for ((i = 1; i <= $1; i++)); do list+=${list:+,}bench-m
 pids() { local IFS=,; echo "${MONITOR_PIDS[*]}"; }
 
 KEYS="wall_ms_median wall_ms_p90 wall_ms_max coordinator_cpu_ms_per_phase monitors_cpu_ms_per_phase
-    monitor_idle_cpu_ms_per_second monitors_cpu_ms_per_phase_less_idle reading_work_cpu_ms figures_bytes_per_monitor"
+    monitor_idle_cpu_ms_per_second monitors_cpu_ms_per_phase_less_idle reading_work_cpu_ms scan_cpu_ms ceph_daemons_on_host
+    figures_bytes_per_monitor"
 echo "host monitor readings, $PHASES phases (start and end readings, no phase between), $ROUNDS rounds"
-printf '%-9s %9s %9s %9s %16s %15s %15s %15s %13s %14s\n' monitors wall_p50 wall_p90 wall_max coordinator_cpu monitor_cpu monitor_idle/s less_idle reading_work figures_bytes
+printf '%-9s %9s %9s %9s %16s %12s %15s %10s %13s %9s %8s %14s\n' monitors wall_p50 wall_p90 wall_max \
+    coordinator_cpu monitor_cpu monitor_idle/s less_idle reading_work one_scan daemons figures_bytes
 for count in $COUNTS; do
     start_monitors "$count"
     for ((round = 1; round <= ROUNDS; round++)); do
@@ -54,7 +57,7 @@ for count in $COUNTS; do
     done
     row=("$count")
     for key in $KEYS; do row+=("$(med "$count.$key")"); done
-    printf '%-9s %9s %9s %9s %16s %15s %15s %15s %13s %14s\n' "${row[@]}"
+    printf '%-9s %9s %9s %9s %16s %12s %15s %10s %13s %9s %8s %14s\n' "${row[@]}"
     stop_monitors
 done
 

@@ -36,6 +36,12 @@ for _ = 1, 100 do
 end
 local readings_user1, readings_system1 = sys.cpu_times()
 local work_ms = ((readings_user1 - readings_user0) + (readings_system1 - readings_system0)) / 100 * 1000
+-- of which the daemons' /proc scan (cpu.snapshot, one per reading)
+local cpu = require "cephmark.cpu"
+for _ = 1, 100 do cpu.snapshot(conf) end
+local scans_user, scans_system = sys.cpu_times()
+local scan_ms = ((scans_user - readings_user1) + (scans_system - readings_system1)) / 100 * 1000
+local daemons = #sys.process_cpu()
 
 -- the monitors idle (heartbeats, librados' own threads), to tell from the readings' cost
 local idle = tonumber(os.getenv("IDLE") or "5")
@@ -80,8 +86,9 @@ local monitors_cpu_per_phase = (monitors_after - monitors_before) / phases / #se
 local idle_per_phase = idle_rate * loop_wall / phases / #session.monitors
 print(string.format("monitors=%d phases=%d wall_ms_median=%.2f wall_ms_p90=%.2f wall_ms_max=%.2f " ..
   "coordinator_cpu_ms_per_phase=%.3f monitors_cpu_ms_per_phase=%.3f monitor_idle_cpu_ms_per_second=%.3f " ..
-  "monitors_cpu_ms_per_phase_less_idle=%.3f reading_work_cpu_ms=%.3f figures_bytes_per_monitor=%.0f missing=%d",
+  "monitors_cpu_ms_per_phase_less_idle=%.3f reading_work_cpu_ms=%.3f scan_cpu_ms=%.3f ceph_daemons_on_host=%d " ..
+  "figures_bytes_per_monitor=%.0f missing=%d",
   #session.monitors, phases, quantile(0.5), quantile(0.9), quantile(1.0),
   ((user1 - user0) + (system1 - system0)) / phases * 1000, monitors_cpu_per_phase * 1000,
-  idle_rate / #session.monitors * 1000, (monitors_cpu_per_phase - idle_per_phase) * 1000, work_ms,
+  idle_rate / #session.monitors * 1000, (monitors_cpu_per_phase - idle_per_phase) * 1000, work_ms, scan_ms, daemons,
   bytes / math.max(1, phases * #session.monitors - missing), missing))
