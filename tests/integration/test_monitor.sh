@@ -6,10 +6,11 @@
 # at least the phase's bytes on `lo`. mon-b is killed (SIGKILL) before the third phase:
 # that phase and the next record it as missing with the reason, and the run exits 0 in a
 # bounded time. Afterwards the control pool holds no run object of the monitors, and a
-# write "into an existing object only" cannot bring one back. A monitor is in its own
-# registry (never an agent for `--agents N`), a name that is alive is refused, unknown
-# monitors stop a run before anything is created, a run with --agents gets the figures
-# too, and a monitor stopped by SIGTERM deregisters.
+# write "into an existing object only" cannot bring one back. A phase in rados bench's
+# layout has its host figures in the results only, and a malformed notify does not stop
+# a monitor. A monitor is in its own registry (never an agent for `--agents N`), a name
+# that is alive is refused, unknown monitors stop a run before anything is created, a run
+# with --agents gets the figures too, and a monitor stopped by SIGTERM deregisters.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
 work=$(mktemp -d)
@@ -46,6 +47,14 @@ check [ -z "$(rados -p cephmark-control listomapkeys agents 2>/dev/null | grep -
 check [ "$(rados -p cephmark-control listomapkeys monitors | grep -c -x 'mon-[ab]')" = 2 ] ||
   fail "monitors registry: $(rados -p cephmark-control listomapkeys monitors | tr '\n' ' ')"
 
+# a notify that names no run or phase is answered and ignored: the monitor lives on
+check timeout 20 rados -p cephmark-control notify monitors.control '{"type":"start","monitors":["mon-a","mon-b"]}' \
+  >/dev/null || fail "a malformed notify was not answered"
+check timeout 20 rados -p cephmark-control notify monitors.control '{"type":"end","run":"x","phase":"one","monitors":["mon-a"]}' \
+  >/dev/null || fail "a notify with a phase that is not a number was not answered"
+sleep 0.5
+check kill -0 "${pid[mon-a]}" 2>/dev/null || fail "mon-a died on a malformed notify: $(tail -3 "$work/mon-a.log")"
+
 # a second monitor with a live one's name is refused
 run_cli 2 agent --monitor --name mon-a
 expect_stderr "^cephmark: agent: a monitor named 'mon-a' is alive \(host .*, pid ${pid[mon-a]}, heartbeat .* ago\); choose another --name$"
@@ -60,7 +69,7 @@ return cm.scenario {
   run = function(s, p)
     local pool = s:pool("bench")
     s:phase("write", pool, { seconds = 2, threads = 4, block_size = "64K" })
-    s:phase("seq", pool, { seconds = 1, threads = 4 })
+    s:phase("seq", pool, { seconds = 1, threads = 4, report = "rados-bench" })
     if p.victim > 0 then assert(sys.kill(p.victim, "KILL")) end
     s:phase("rand", pool, { seconds = 1, threads = 4 })
     s:phase("cleanup", pool)
@@ -76,6 +85,8 @@ unset 'pid[mon-b]'
 expect_stderr "^monitors: run [0-9]+ reads 2 host monitors \(mon-a, mon-b\), control pool cephmark-control$"
 expect_stdout "^    host mon-a \([^)]+\): osds [0-9.]+ s CPU \(3 ceph-osd\) · host CPU [0-9]+% · .* · lo [0-9.]+ MiB in, [0-9.]+ MiB out$"
 expect_stdout "^    host mon-b: missing \(no answer to the phase-start notify within 3 s; last heartbeat [0-9.]+ s ago\)$"
+# rados bench's layout (the seq phase) stays as it is: its host figures are in the results only
+check [ "$(grep -c '^    host mon-a ' "$out_file")" = 3 ] || fail "host lines: $(grep '^    host ' "$out_file")"
 run_id=$(sed -n 's/^monitors: run \([0-9]*\) .*/\1/p' "$err_file")
 
 python3 - "$work/run1/results.json" <<'PY' || fail "run 1: the monitors' figures are not as expected"
