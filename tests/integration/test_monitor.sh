@@ -15,11 +15,17 @@ set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
 work=$(mktemp -d)
 declare -A pid
+# the control pool is created by the first monitor when the cluster has none; the test then
+# removes it, so that later tests find the shared cluster as it was
+control_pool_existed=$(ceph osd pool ls 2>/dev/null | grep -cx cephmark-control)
 cleanup() {
   for name in "${!pid[@]}"; do kill -KILL "${pid[$name]}" 2>/dev/null; done
   for p in $(ceph osd pool ls 2>/dev/null | grep "^cephmark-monitor-test"); do
     ceph osd pool rm "$p" "$p" --yes-i-really-really-mean-it >/dev/null 2>&1
   done
+  if [ "$control_pool_existed" = 0 ]; then
+    ceph osd pool rm cephmark-control cephmark-control --yes-i-really-really-mean-it >/dev/null 2>&1
+  fi
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
