@@ -91,12 +91,14 @@ local function non_negative(...)
   return true
 end
 
--- Per kept device over the window (seconds): ops, bytes, utilisation (io_ms delta over
--- the window, at most 1: the kernel's tick accounting can run a few ms past the clock, as
--- iostat caps %util at 100) and await (read + write ms delta over the ops completed; nil
--- when none completed). A device that never did any I/O is left out; a counter that went
--- backwards (device removed and added again) gives {reset = true}; a device that
--- appeared in the window counts from zero and is marked `added`.
+-- Per kept device over the window (seconds): ops, bytes, utilisation (the io_ms delta
+-- over the window, at most 1: the kernel's tick accounting can run a few ms past the
+-- clock, as iostat caps %util at 100) and await in seconds (read + write ms delta over the
+-- ops completed; nil when none completed). The names are those of the Prometheus figures
+-- (prometheus.lua), so that one host reads the same from either source. A device that
+-- never did any I/O is left out; a counter that went backwards (device removed and added
+-- again) gives {reset = true}; a device that appeared in the window counts from zero and
+-- is marked `added`.
 function M.disk_delta(before, after, window, whole)
   local disks = {}
   for name, now in pairs(after) do
@@ -115,11 +117,11 @@ function M.disk_delta(before, after, window, whole)
       else
         local ops = reads + writes
         disks[name] = {
-          reads = reads, writes = writes, read_bytes = read_bytes, write_bytes = write_bytes,
-          busy_ms = io_ms, util = window > 0 and math.min(1, io_ms / (window * 1000)) or nil,
-          await_ms = ops > 0 and (read_ms + write_ms) / ops or nil,
-          r_await_ms = reads > 0 and read_ms / reads or nil,
-          w_await_ms = writes > 0 and write_ms / writes or nil,
+          ops = ops, reads = reads, writes = writes, read_bytes = read_bytes, write_bytes = write_bytes,
+          busy_seconds = io_ms / 1000, utilisation = window > 0 and math.min(1, io_ms / (window * 1000)) or nil,
+          await = ops > 0 and (read_ms + write_ms) / ops / 1000 or nil,
+          read_await = reads > 0 and read_ms / reads / 1000 or nil,
+          write_await = writes > 0 and write_ms / writes / 1000 or nil,
           added = added or nil,
         }
       end
@@ -151,34 +153,38 @@ function M.parse_net_dev(text)
   return interfaces
 end
 
+-- The figures kept per interface: /proc/net/dev's counter and the name in results (the
+-- Prometheus figures' receive_bytes and transmit_bytes, and their kin).
+local NET_KEPT = { rx_bytes = "receive_bytes", rx_packets = "receive_packets", rx_errors = "receive_errors",
+  rx_drops = "receive_drops", tx_bytes = "transmit_bytes", tx_packets = "transmit_packets",
+  tx_errors = "transmit_errors", tx_drops = "transmit_drops" }
+
 -- Per interface that ever moved a byte: bytes, packets, errors and drops each way over the
 -- window, and the byte rates. Counters that went backwards (the interface was recreated)
 -- give {reset = true}.
 function M.net_delta(before, after, window)
-  local net = {}
+  local network = {}
   for name, now in pairs(after) do
     if now.rx_bytes + now.tx_bytes > 0 then
-      local was = before[name] or { rx_bytes = 0, rx_packets = 0, rx_errors = 0, rx_drops = 0, tx_bytes = 0,
-        tx_packets = 0, tx_errors = 0, tx_drops = 0 }
-      local entry = {}
-      for _, key in ipairs { "rx_bytes", "rx_packets", "rx_errors", "rx_drops", "tx_bytes", "tx_packets",
-        "tx_errors", "tx_drops" } do
-        entry[key] = now[key] - was[key]
+      local was = before[name] or {}
+      local entry, backwards = {}, false
+      for counter, key in pairs(NET_KEPT) do
+        entry[key] = now[counter] - (was[counter] or 0)
+        backwards = backwards or entry[key] < 0
       end
-      if not non_negative(entry.rx_bytes, entry.rx_packets, entry.tx_bytes, entry.tx_packets, entry.rx_errors,
-        entry.rx_drops, entry.tx_errors, entry.tx_drops) then
-        net[name] = { reset = true }
+      if backwards then
+        network[name] = { reset = true }
       else
         if window > 0 then
-          entry.rx_bytes_per_second = entry.rx_bytes / window
-          entry.tx_bytes_per_second = entry.tx_bytes / window
+          entry.receive_bytes_per_second = entry.receive_bytes / window
+          entry.transmit_bytes_per_second = entry.transmit_bytes / window
         end
         entry.added = before[name] == nil or nil
-        net[name] = entry
+        network[name] = entry
       end
     end
   end
-  return net
+  return network
 end
 
 -- /proc/stat -> {ticks = {user, nice, system, idle, iowait, irq, softirq, steal}, cores}
@@ -200,18 +206,23 @@ function M.parse_stat(text)
   return stat
 end
 
--- The host's CPU over the window as fractions of all its cores: busy (all but idle and
--- iowait), user (with nice), system (with irq and softirq), iowait, steal.
-function M.host_cpu_delta(before, after)
+-- The host's CPU over the window, as the Prometheus figures have it: `seconds` per mode,
+-- `busy_seconds` (all modes but idle and iowait), `busy_fraction` (busy over all) and
+-- `cpus`. /proc/stat counts in USER_HZ ticks; the seconds are each mode's share of the
+-- ticks times the window times the CPUs, which needs no tick rate.
+function M.host_cpu_delta(before, after, window)
   local d, total = {}, 0
   for key, value in pairs(after.ticks) do
     d[key] = value - (before.ticks[key] or 0)
     if d[key] < 0 then return { reset = true } end
     total = total + d[key]
   end
-  if total <= 0 then return { cores = after.cores } end
-  return { cores = after.cores, busy = (total - d.idle - d.iowait) / total, user = (d.user + d.nice) / total,
-    system = (d.system + d.irq + d.softirq) / total, iowait = d.iowait / total, steal = d.steal / total }
+  if total <= 0 then return { cpus = after.cores } end
+  local scale = after.cores * window / total
+  local seconds = {}
+  for key, ticks in pairs(d) do seconds[key] = ticks * scale end
+  local busy = total - d.idle - d.iowait
+  return { cpus = after.cores, seconds = seconds, busy_seconds = busy * scale, busy_fraction = busy / total }
 end
 
 ------------------------------------------------------------------------------------------
@@ -248,9 +259,9 @@ function M.figures(before, after)
   local window = after.monotonic - before.monotonic
   local host = { window = window, started_at = before.realtime, ended_at = after.realtime, missing = {} }
   if before.daemons and after.daemons then
-    host.cpu = cpu.phase(before.daemons, after.daemons, nil)
+    host.ceph = cpu.phase(before.daemons, after.daemons, nil)
   else
-    host.missing.cpu = tostring(before.daemons_error or after.daemons_error)
+    host.missing.ceph = tostring(before.daemons_error or after.daemons_error)
   end
   if before.disks and after.disks then
     host.disks = M.disk_delta(before.disks, after.disks, window, after.whole)
@@ -258,14 +269,14 @@ function M.figures(before, after)
     host.missing.disks = tostring(before.disks_error or after.disks_error)
   end
   if before.net and after.net then
-    host.net = M.net_delta(before.net, after.net, window)
+    host.network = M.net_delta(before.net, after.net, window)
   else
-    host.missing.net = tostring(before.net_error or after.net_error)
+    host.missing.network = tostring(before.net_error or after.net_error)
   end
   if before.stat and after.stat then
-    host.host_cpu = M.host_cpu_delta(before.stat, after.stat)
+    host.cpu = M.host_cpu_delta(before.stat, after.stat, window)
   else
-    host.missing.host_cpu = tostring(before.stat_error or after.stat_error)
+    host.missing.cpu = tostring(before.stat_error or after.stat_error)
   end
   if next(host.missing) == nil then host.missing = nil end
   return host
@@ -557,7 +568,7 @@ local function collect(self, state, result)
   end
   local ops = type(result) == "table" and tonumber(result.ops) or nil
   for _, host in pairs(hosts) do
-    local figures = host.cpu
+    local figures = host.ceph
     if ops and ops > 0 and type(figures) == "table" and figures.kinds then
       for _, kind in pairs(figures.kinds) do kind.per_op = kind.seconds / ops end
       if figures.osd_seconds then figures.osd_per_op = figures.osd_seconds / ops end
@@ -606,32 +617,34 @@ function M.summary_lines(hosts)
       lines[#lines + 1] = string.format("    host %s: missing (%s)", name, tostring(host.missing))
     else
       local parts = {}
-      local osds = type(host.cpu) == "table" and host.cpu.kinds and host.cpu.kinds["ceph-osd"]
+      local osds = type(host.ceph) == "table" and host.ceph.kinds and host.ceph.kinds["ceph-osd"]
       if osds and osds.count > 0 then
         parts[#parts + 1] = string.format("osds %.2f s CPU (%d ceph-osd)", osds.seconds, osds.count)
       end
-      if type(host.host_cpu) == "table" and host.host_cpu.busy then
-        parts[#parts + 1] = string.format("host CPU %.0f%%", host.host_cpu.busy * 100)
+      if type(host.cpu) == "table" and host.cpu.busy_fraction then
+        parts[#parts + 1] = string.format("host CPU %.0f%%", host.cpu.busy_fraction * 100)
       end
       local disk, disk_name
       for device, d in pairs(host.disks or {}) do
-        if d.util and (not disk or d.util > disk.util or (d.util == disk.util and device < disk_name)) then
+        if d.utilisation and (not disk or d.utilisation > disk.utilisation or
+          (d.utilisation == disk.utilisation and device < disk_name)) then
           disk, disk_name = d, device
         end
       end
       if disk then
-        parts[#parts + 1] = string.format("%s %.0f%% util%s", disk_name, disk.util * 100,
-          disk.await_ms and string.format(", await %.2f ms", disk.await_ms) or "")
+        parts[#parts + 1] = string.format("%s %.0f%% util%s", disk_name, disk.utilisation * 100,
+          disk.await and string.format(", await %.2f ms", disk.await * 1000) or "")
       end
       local link, link_name
-      for interface, n in pairs(host.net or {}) do
-        local moved = (n.rx_bytes or 0) + (n.tx_bytes or 0)
-        if n.rx_bytes and (not link or moved > link.moved or (moved == link.moved and interface < link_name)) then
+      for interface, n in pairs(host.network or {}) do
+        local moved = (n.receive_bytes or 0) + (n.transmit_bytes or 0)
+        if n.receive_bytes and (not link or moved > link.moved or (moved == link.moved and interface < link_name)) then
           link, link_name = { moved = moved, n = n }, interface
         end
       end
       if link then
-        parts[#parts + 1] = string.format("%s %s in, %s out", link_name, mib(link.n.rx_bytes), mib(link.n.tx_bytes))
+        parts[#parts + 1] = string.format("%s %s in, %s out", link_name, mib(link.n.receive_bytes),
+          mib(link.n.transmit_bytes))
       end
       lines[#lines + 1] = string.format("    host %s (%s): %s", name, tostring(host.host),
         #parts > 0 and table.concat(parts, " · ") or "no figures")

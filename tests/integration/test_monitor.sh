@@ -114,12 +114,12 @@ for index, phase in sorted(phases.items()):
         h = hosts.get(name, {})
         check("missing" not in h, f"phase {index} {name}: missing {h.get('missing')}")
         check(h.get("window", 0) >= phase["elapsed"] * 0.9, f"phase {index} {name}: window {h.get('window')} for a phase of {phase['elapsed']}")
-        osd = h.get("cpu", {}).get("kinds", {}).get("ceph-osd", {})
+        osd = h.get("ceph", {}).get("kinds", {}).get("ceph-osd", {})
         check(osd.get("count") == 3 and osd.get("seconds", 0) > 0, f"phase {index} {name}: ceph-osd CPU {osd}")
         check(len(h.get("disks", {})) > 0, f"phase {index} {name}: no disk entries")
         check(all(not d.startswith(("loop", "ram", "zram")) for d in h.get("disks", {})), f"phase {index} {name}: disks {sorted(h.get('disks', {}))}")
-        check("lo" in h.get("net", {}), f"phase {index} {name}: no lo in {sorted(h.get('net', {}))}")
-        check(0 <= h.get("host_cpu", {}).get("busy", -1) <= 1, f"phase {index} {name}: host CPU {h.get('host_cpu')}")
+        check("lo" in h.get("network", {}), f"phase {index} {name}: no lo in {sorted(h.get('network', {}))}")
+        check(0 <= h.get("cpu", {}).get("busy_fraction", -1) <= 1, f"phase {index} {name}: host CPU {h.get('cpu')}")
     if index >= 3:
         reason = hosts.get("mon-b", {}).get("missing", "")
         # the OSD keeps a killed client's watch for its watch timeout (10 s): until then a
@@ -128,11 +128,11 @@ for index, phase in sorted(phases.items()):
               and "last heartbeat" in reason, f"phase {index}: mon-b's reason '{reason}'")
 write = phases[1]
 for name in ("mon-a", "mon-b"):
-    lo = write["cluster"]["hosts"][name]["net"]["lo"]
-    check(lo["rx_bytes"] >= write["result"]["bytes"] > 0,
-          f"{name}: lo received {lo['rx_bytes']} bytes over a write phase of {write['result']['bytes']}")
-    print(f"write: {write['result']['bytes']} bytes written, {name} lo rx {lo['rx_bytes']}, "
-          f"ceph-osd {write['cluster']['hosts'][name]['cpu']['kinds']['ceph-osd']['seconds']:.2f} s")
+    lo = write["cluster"]["hosts"][name]["network"]["lo"]
+    check(lo["receive_bytes"] >= write["result"]["bytes"] > 0,
+          f"{name}: lo received {lo['receive_bytes']} bytes over a write phase of {write['result']['bytes']}")
+    print(f"write: {write['result']['bytes']} bytes written, {name} lo received {lo['receive_bytes']}, "
+          f"ceph-osd {write['cluster']['hosts'][name]['ceph']['kinds']['ceph-osd']['seconds']:.2f} s")
 print(f"phase 3: mon-b {phases[3]['cluster']['hosts']['mon-b']['missing']}")
 sys.exit(0 if ok else 1)
 PY
@@ -171,8 +171,8 @@ doc = json.load(open(sys.argv[1]))
 write = doc["phases"][0]
 hosts = write["cluster"]["hosts"]
 ok = sorted(hosts) == ["mon-a"] and sorted(write["result"]["agents"]) == ["agent-m"] and \
-    hosts["mon-a"]["net"]["lo"]["rx_bytes"] >= write["result"]["bytes"] > 0 and \
-    hosts["mon-a"]["cpu"]["kinds"]["ceph-osd"]["seconds"] > 0
+    hosts["mon-a"]["network"]["lo"]["receive_bytes"] >= write["result"]["bytes"] > 0 and \
+    hosts["mon-a"]["ceph"]["kinds"]["ceph-osd"]["seconds"] > 0
 print(f"run 3: hosts {sorted(hosts)}, agents {sorted(write['result']['agents'])}")
 sys.exit(0 if ok else 1)
 PY
