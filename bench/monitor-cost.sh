@@ -7,7 +7,7 @@
 # work, and of it one /proc scan of the host's ceph daemons, with their count) and the size
 # of a monitor's figures (medians over the rounds). Then one of two monitors is killed
 # (SIGKILL) before phase 3 of 12 and each phase's wall time is printed: the bounded wait.
-# The figures are in docs/performance.md (section 12).
+# The figures are in docs/performance.md (section 13).
 # Environment: CEPHMARK, CEPH_CONF (the cluster), ROUNDS (3), PHASES (100), COUNTS ("1 2 4").
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
