@@ -4,7 +4,8 @@
  * instance id (to match notify timeouts to agents), and the exact merge of encoded latency
  * histograms that agents write back.
  *
- *   control.omap_get(pool, oid) -> {key = value}      control.omap_set(pool, oid, {key = value})
+ *   control.omap_get(pool, oid) -> {key = value}
+ *   control.omap_set(pool, oid, {key = value} [, "existing"])
  *   control.omap_remove(pool, oid, {key, ...})        control.instance_id(pool) -> integer
  *   control.watch(pool, oid) -> watch                 watch:next(timeout) -> message | nil
  *   watch:ack(message, reply)  watch:check() -> ms | nil, err  watch:cookie()  watch:close()
@@ -129,12 +130,13 @@ static size_t collect(lua_State *L, int table, bool with_values, const char ***k
 }
 
 /* One omap write op on the object at arg 2 from the table at arg 3: set its entries
- * (creating the object) or remove its keys. */
-static int omap_write(lua_State *L, bool set)
+ * (creating the object, or only into an existing one) or remove its keys. */
+static int omap_write(lua_State *L, bool set, bool existing)
 {
     rados_ioctx_t io = cm_rados_check_pool(L, 1);
     const char *oid = luaL_checkstring(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
     const char **keys, **values;
     size_t *lengths;
     size_t n = collect(L, 3, set, &keys, &values, &lengths);
@@ -144,7 +146,10 @@ static int omap_write(lua_State *L, bool set)
     rados_write_op_t op = rados_create_write_op();
     if (op == NULL)
         return luaL_error(L, "out of memory");
-    if (set) {
+    if (set && existing) {
+        rados_write_op_assert_exists(op);
+        rados_write_op_omap_set2(op, keys, values, key_lengths, lengths, n);
+    } else if (set) {
         rados_write_op_create(op, LIBRADOS_CREATE_IDEMPOTENT, NULL);
         rados_write_op_omap_set2(op, keys, values, key_lengths, lengths, n);
     } else {
@@ -158,16 +163,20 @@ static int omap_write(lua_State *L, bool set)
     return 1;
 }
 
-/* control.omap_set(pool, oid, {key = value}) -> true | nil, err, code (creates the object) */
+/* control.omap_set(pool, oid, {key = value} [, "existing"]) -> true | nil, err, code.
+ * Creates the object, unless "existing" is given: then a missing object fails with ENOENT,
+ * so that a late writer cannot bring back an object its owner has removed. */
 static int control_omap_set(lua_State *L)
 {
-    return omap_write(L, true);
+    static const char *const modes[] = {"create", "existing", NULL};
+    bool existing = luaL_checkoption(L, 4, "create", modes) == 1;
+    return omap_write(L, true, existing);
 }
 
 /* control.omap_remove(pool, oid, {key, ...}) -> true | nil, err, code */
 static int control_omap_remove(lua_State *L)
 {
-    return omap_write(L, false);
+    return omap_write(L, false, false);
 }
 
 /* control.instance_id(pool) -> the client's global id (client.<id>), as notify acks name it */

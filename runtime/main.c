@@ -37,7 +37,8 @@ static const char usage_text[] =
     "                            compare two results folders of a scenario: verdicts, and\n"
     "                            exit 1 when a metric is significantly worse (a CI gate)\n"
     "  agent [--name NAME]       serve multi-client runs: register in the control pool and\n"
-    "                            run the phases `cephmark run --agents` sends\n"
+    "                            run the phases `cephmark run --agents` sends; with\n"
+    "                            --monitor, read an OSD host's CPU, disks and network per phase\n"
     "  netserver [--port PORT]   the server side of the network baseline (like iperf3 -s)\n"
     "  help [COMMAND]            show help for a command\n"
     "\n"
@@ -66,7 +67,10 @@ static const char run_usage_text[] =
     "  -L DIR                    add DIR to the folders require searches (repeatable)\n"
     "  --agents N|NAME,NAME      run each pool phase on N registered agents (or those named),\n"
     "                            started together; results merged (see docs/distributed.md)\n"
-    "  --control-pool POOL       the agents' control pool (default: cephmark-control)\n"
+    "  --monitors all|NAME,NAME  read each phase's host figures (daemons' CPU, disks,\n"
+    "                            network) from these `cephmark agent --monitor` monitors\n"
+    "  --control-pool POOL       the agents' and monitors' control pool (default:\n"
+    "                            cephmark-control)\n"
     "  --repeats N               run the scenario's run function N times (default: its\n"
     "                            repeats, else 1); pools are created once\n"
     "  --order interleaved|fixed the order of s:each_pool's pools and s:sweep's points in each\n"
@@ -297,6 +301,8 @@ static int parse_run_args(lua_State *L, int argc, char **argv, const char **scri
             append_string(L, "lib_dirs", value);
         } else if ((value = option_value(argc, argv, &i, NULL, "--agents", &missing))) {
             set_string_field(L, "agents", value);
+        } else if ((value = option_value(argc, argv, &i, NULL, "--monitors", &missing))) {
+            set_string_field(L, "monitors", value);
         } else if ((value = option_value(argc, argv, &i, NULL, "--control-pool", &missing))) {
             set_string_field(L, "control_pool", value);
         } else if ((value = option_value(argc, argv, &i, NULL, "--prometheus", &missing))) {

@@ -60,8 +60,9 @@ function M.open_pool(cluster, name)
 end
 
 -- The registry as {name = registration}, each with `age` (seconds since its heartbeat).
-function M.registry(pool)
-  local entries, err = control.omap_get(pool, M.REGISTRY)
+-- `object` names another registry of the same form (the host monitors', monitor.lua).
+function M.registry(pool, object)
+  local entries, err = control.omap_get(pool, object or M.REGISTRY)
   if not entries then return nil, err end
   local now, agents = sys.realtime(), {}
   for name, text in pairs(entries) do
@@ -78,14 +79,14 @@ function M.registry(pool)
 end
 
 -- Removes registrations whose heartbeat is older than `expire` seconds; returns their names.
-function M.expire(pool, expire)
-  local agents = M.registry(pool) or {}
+function M.expire(pool, expire, object)
+  local agents = M.registry(pool, object) or {}
   local stale = {}
   for name, entry in pairs(agents) do
     if entry.age > (expire or M.EXPIRE) then stale[#stale + 1] = name end
   end
   table.sort(stale)
-  if #stale > 0 then control.omap_remove(pool, M.REGISTRY, stale) end
+  if #stale > 0 then control.omap_remove(pool, object or M.REGISTRY, stale) end
   return stale
 end
 

@@ -67,9 +67,19 @@ function M.main(opts)
     order = opts.order,
     order_seed = opts.order_seed,
     agents = opts.agents and { spec = opts.agents, control_pool = opts.control_pool } or nil,
+    monitors = opts.monitors and { spec = opts.monitors, control_pool = opts.control_pool } or nil,
   }
-  if opts.control_pool and not opts.agents then
-    sys.fail("--control-pool goes with --agents")
+  if opts.control_pool and not opts.agents and not opts.monitors then
+    sys.fail("--control-pool goes with --agents or --monitors")
+  end
+  if opts.monitors and opts.monitors ~= "all" then
+    -- names as `cephmark agent --name` takes them, separated by commas
+    for name in (opts.monitors .. ","):gmatch("([^,]*),") do
+      if not name:match("^[%w][%w._-]*$") or #name > 64 then
+        sys.fail("--monitors expects 'all' or monitor names separated by commas (each letters, digits, " ..
+          "'.', '_' or '-', at most 64), got '" .. opts.monitors .. "'")
+      end
+    end
   end
   -- refused before anything runs: a typo must not cost a whole run's figures
   if opts.prometheus and not require("cephmark.prometheus").check_url(opts.prometheus) then
@@ -86,14 +96,17 @@ function M.main(opts)
     end
   end
   package.loaded["cephmark.context"] = context
-  if context.agents then
+  -- the flag a plain script cannot honour, named in the refusals below
+  local flag = context.agents and "--agents" or context.monitors and "--monitors"
+  local what = context.agents and "runs the pool phases" or "reads the hosts around the phases"
+  if flag then
     -- a plain script would do its I/O here, on this host: refuse before it connects
     local rados = require "cephmark.rados"
     local connect = rados.connect
     rados.connect = function(...)
       if not context.in_scenario then
-        sys.fail("--agents runs the pool phases of a scenario (cm.scenario); " .. script ..
-          " is a plain script: run it without --agents")
+        sys.fail(string.format("%s %s of a scenario (cm.scenario); %s is a plain script: run it without %s",
+          flag, what, script, flag))
       end
       return connect(...)
     end
@@ -106,8 +119,8 @@ function M.main(opts)
   elseif scenario then
     check_scenario_returned(scenario, result)
   end
-  if context.agents and not context.in_scenario then
-    sys.fail("--agents runs the pool phases of a scenario (cm.scenario); " .. script .. " is a plain script")
+  if flag and not context.in_scenario then
+    sys.fail(string.format("%s %s of a scenario (cm.scenario); %s is a plain script", flag, what, script))
   end
   return exit_code_for(result)
 end

@@ -9,6 +9,7 @@
 local compare = require "cephmark.compare"
 local config = require "cephmark.config"
 local cpu = require "cephmark.cpu"
+local monitor = require "cephmark.monitor"
 local json = require "cephmark.json"
 local params = require "cephmark.params"
 local prometheus = require "cephmark.prometheus"
@@ -629,6 +630,10 @@ function Run:execute()
     self:print_header()
     -- with --agents, the agents are chosen and given the scenario before anything is created
     if self.context.agents then self:start_agents() end
+    if self.context.monitors then
+      self.monitors = monitor.session(self:cluster(), { spec = self.context.monitors.spec,
+        control_pool = self.context.monitors.control_pool })
+    end
     self:create_pools()
     self.reached_run = true
     -- a run killed before its first phase ends still leaves a folder that says what it was
@@ -952,6 +957,8 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   local on_cluster = self.next_on_cluster
   self.next_on_cluster = nil
   local counters_before = pool_label and self:telemetry_before() or nil
+  -- with --monitors, each OSD host's readings (monitor.lua), around this host's own
+  local hosts_before = on_cluster and self.monitors and self.monitors:phase_start(record.index) or nil
   local daemons_before = telemetry_on and on_cluster and cpu.snapshot() or nil
   self.current_record = record
   local started = sys.monotonic()
@@ -960,6 +967,8 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   prometheus.note_phase(self, record, wall_start, on_cluster)
   record.elapsed = sys.monotonic() - started
   local daemons_after = daemons_before and cpu.snapshot() or nil
+  local hosts = hosts_before and not sys.interrupted() and
+    self.monitors:phase_end(hosts_before, is_bench_result(result) and result or nil) or nil
   self.current_record = nil
   if counters_before and not sys.interrupted() then
     local osd = self.telemetry:guarded(self.telemetry.after, counters_before)
@@ -1006,6 +1015,13 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   if on_cluster and cpu_figures and report ~= "rados-bench" then -- (rados bench's layout as it is)
     local line = cpu.summary_line(cpu_figures)
     if line then say(line) end
+  end
+  if hosts then
+    record.cluster = record.cluster or {}
+    record.cluster.hosts = hosts
+    if report ~= "rados-bench" then
+      for _, line in ipairs(monitor.summary_lines(hosts)) do say(line) end
+    end
   end
   if is_bench_result(result) and type(result.gave_up) == "string" then
     -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
@@ -1965,6 +1981,9 @@ function Run:finish(ok, err)
   local function cleanup()
     if self.coordinator then
       step("ending the run on the agents", function() self.coordinator:finish(interrupted) end)
+    end
+    if self.monitors then
+      step("ending the run on the monitors", function() self.monitors:finish() end)
     end
     if self.telemetry then self.telemetry:close() end
     step("restoring config", function()

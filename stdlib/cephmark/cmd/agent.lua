@@ -5,33 +5,42 @@
 -- "go" notify arrives, stops it on "stop", and writes its result and latency histogram back
 -- as RADOS objects. Runs until SIGINT, then deregisters (a killed agent's registration
 -- stops heartbeating and expires). See distributed.lua for
--- the protocol and docs/distributed.md for operating it.
+-- the protocol and docs/distributed.md for operating it. With --monitor it is a host
+-- monitor instead (monitor.lua): it runs no phases, it reads this host's daemons, disks and
+-- network at each phase's start and end for `cephmark run --monitors`.
 
 local args = require "cephmark.args"
 local connection = require "cephmark.connection"
 local control = require "cephmark.control"
 local distributed = require "cephmark.distributed"
 local json = require "cephmark.json"
+local monitor = require "cephmark.monitor"
 local sys = require "cephmark.sys"
 
 local M = {}
 
 local usage = [[
-usage: cephmark agent [-c CONF] [--id NAME] [-k KEYRING] [--control-pool POOL] [--name AGENT]
+usage: cephmark agent [--monitor] [-c CONF] [--id NAME] [-k KEYRING] [--control-pool POOL] [--name AGENT]
 
 Serves multi-client runs: registers AGENT (default: this host's name) in the control pool
 (default cephmark-control, created if missing), heartbeats every second, and runs the
 phases a coordinator (`cephmark run --agents N SCRIPT`) starts, each with its own object
 prefix and run name. Stops on Ctrl-C (SIGINT), SIGTERM or SIGHUP and deregisters.
 
+With --monitor it runs no phases: on an OSD host, it reads the ceph daemons' CPU,
+/proc/diskstats and /proc/net/dev at each phase's start and end for the runs that name it
+(`cephmark run --monitors NAME,... SCRIPT`, or `--monitors all`).
+
 options:
-  --name AGENT              the agent's name (default: the host name)
+  --monitor                 be a host monitor, not a load agent (docs/distributed.md)
+  --name AGENT              the agent's or monitor's name (default: the host name)
   --control-pool POOL       the control pool (default: cephmark-control)
   -c, --conf CONF / --id NAME / -k, --keyring FILE / --timeout SECONDS
                             as for `cephmark run`]]
 
 local spec = {
   ["--name"] = { key = "name", value = true },
+  ["--monitor"] = { key = "monitor" },
   ["--control-pool"] = { key = "control_pool", value = true },
   ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
   ["--id"] = { key = "id", value = true },
@@ -224,6 +233,10 @@ function M.main(argv)
     timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout) }
   local cluster <close> = connection.connect()
   local pool <close> = distributed.open_pool(cluster, opts.control_pool)
+  if opts.monitor then
+    return monitor.serve { pool = pool, name = name, control_pool = opts.control_pool,
+      conf = rawget(require("cephmark.rados").defaults or {}, "conf") }
+  end
   local registry = distributed.registry(pool) or {}
   local existing = registry[name]
   if existing and existing.age <= distributed.HEARTBEAT_TIMEOUT and
