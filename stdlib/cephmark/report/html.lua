@@ -1302,7 +1302,7 @@ function M.build(runs, options)
   if many then out[#out + 1] = across_runs(runs) end
   for i, run in ipairs(runs) do out[#out + 1] = run_section(run, i, many) end
   out[#out + 1] = "</main>"
-  out[#out + 1] = string.format("<footer>Made by cephmark%s. Latency axes are logarithmic; MiB/s is 2^20 bytes per second (rados bench's \"MB/s\").</footer>",
+  out[#out + 1] = string.format("<footer>Made by cephmark%s. Latency axes are logarithmic, except the linear time axes of where the time goes; MiB/s is 2^20 bytes per second (rados bench's \"MB/s\").</footer>",
     options.version and (" " .. escape(options.version)) or "")
   out[#out + 1] = "</body></html>\n"
   return table.concat(out, "\n")
