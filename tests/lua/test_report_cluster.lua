@@ -234,6 +234,20 @@ local rgw_cpu = chart_of(html.build({ assert(html.normalize(rgw, "r")) }), "writ
 t.match(rgw_cpu or "", ">mgr</text>.*>rgw</text>", "rgw after mgr")
 t.match(rgw_cpu or "", 'data%-points="10"', "2 variants x 5 owners")
 
+-- a phase without a variant (a custom phase, no label): titled by its name alone
+local unlabelled = load()
+local kept_one = {}
+for _, phase in ipairs(unlabelled.phases) do
+  if phase.index == 1 then
+    phase.label = nil
+    kept_one[1] = phase
+  end
+end
+unlabelled.phases, unlabelled.comparisons = kept_one, {}
+local unlabelled_page = html.build({ assert(html.normalize(unlabelled, "u")) })
+t.ok(chart_of(unlabelled_page, "write: where the time goes") ~= nil, "no label: the phase's name alone")
+t.match(unlabelled_page, "<tr><td>write</td><td>client</td>", "no label: the CPU table names the phase")
+
 -- a figure of the wrong type is refused where it is
 local bad = load()
 bad.phases[1].cluster.osd.op_w_latency = "fast"

@@ -911,7 +911,8 @@ local function time_figures(run)
     local scope = osd_table(records[1]).scope
     local ops = compare.cell_value(records, "osd." .. kind)
     local osds = compare.cell_value(records, "osd.osds")
-    local title = string.format("%s %s: where the time goes", group.name, group.variant)
+    local title = string.format("%s%s: where the time goes", group.name,
+      group.variant ~= "" and (" " .. group.variant) or "")
     if type(scope) ~= "string" then scope = "all client ops on these OSDs during the phase" end
     local caption = { string.format("OSD latencies are averages over all client ops on the OSDs during the phase " ..
       "(scope: %s), weighted by ops", scope) }
@@ -982,7 +983,7 @@ local function cpu_figures(run)
     local categories, bar_groups, table_rows = {}, {}, {}
     local repeated, drew_interval = false, false
     for g, group in ipairs(groups) do
-      bar_groups[g] = { name = group.variant, values = {}, intervals = {} }
+      bar_groups[g] = { name = group.variant ~= "" and group.variant or name, values = {}, intervals = {} }
       if #group.records > 1 then repeated = true end
     end
     for _, category in ipairs(cpu_categories) do
@@ -1007,7 +1008,7 @@ local function cpu_figures(run)
             local text = compare.format_interval(category.metric, { median = entry.median,
               ci_low = interval and interval[1], ci_high = interval and interval[2] })
             local median_text, bracket = text:match("^(%S+) (%[.*%])$")
-            table_rows[#table_rows + 1] = { variant = group.variant, who = category.name, metric = category.metric,
+            table_rows[#table_rows + 1] = { variant = bar_groups[g].name, who = category.name, metric = category.metric,
               n = entry.n, median = median_text or text,
               interval = bracket or (entry.n == 1 and "none: one run" or "none"),
               per_repetition = entry.n > 1 and values_text(entry.values, lat) or nil }
