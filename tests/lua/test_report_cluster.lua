@@ -202,7 +202,8 @@ for _, phase in ipairs(partial.phases) do
   if phase.label == "ec" then
     phase.cluster.osd = { osds = 0, scope = "all client ops on these OSDs during the phase",
       missing = { { osd = 0, reason = "no answer within 2 s" } } }
-    phase.cluster.cpu = { client = phase.cluster.cpu.client, client_per_op = phase.cluster.cpu.client_per_op }
+    phase.cluster.cpu = { client = phase.cluster.cpu.client, client_per_op = phase.cluster.cpu.client_per_op,
+      scope = "daemons on this host", daemons = {}, kinds = {} }
   end
 end
 local partial_page = html.build({ assert(html.normalize(partial, "results/partial")) })
@@ -210,6 +211,31 @@ t.eq(count(partial_page, 'data%-kind="hbar"'), 3, "only the variant with OSD fig
 t.ok(partial_page:find("write ec: where the time goes", 1, true) == nil, "none for the one without")
 local partial_cpu = chart_of(partial_page, "write: CPU per op by variant")
 t.match(partial_cpu or "", 'data%-points="5"', "ec's client bar, replica's four")
+
+-- a cluster on other hosts: the client's bar only, and the caption says why
+local remote = load()
+for _, phase in ipairs(remote.phases) do
+  if phase.cluster then
+    phase.cluster.osd = nil
+    phase.cluster.cpu = { client = phase.cluster.cpu.client, client_per_op = phase.cluster.cpu.client_per_op,
+      scope = "daemons on this host", daemons = {}, kinds = {} }
+  end
+end
+local remote_page = html.build({ assert(html.normalize(remote, "remote")) })
+t.eq(count(remote_page, 'data%-kind="hbar"'), 0, "no OSD figures: no time chart")
+t.match(chart_of(remote_page, "write: CPU per op by variant") or "", 'data%-points="2"',
+  "remote: a client bar per variant")
+t.match(remote_page, "No daemon of this cluster was found on this host, so only the client is drawn%.", "remote: said")
+
+-- the null target, a disk or a socket: the client's CPU without a daemon scan is no cluster's side
+local null = load()
+for _, phase in ipairs(null.phases) do
+  if phase.cluster then
+    phase.cluster = { cpu = { client = phase.cluster.cpu.client, client_per_op = phase.cluster.cpu.client_per_op } }
+  end
+end
+t.ok(html.build({ assert(html.normalize(null, "null")) }):find("CPU per op", 1, true) == nil,
+  "no daemon scan: no CPU section")
 
 -- memstore: no bluestore section, so no commit or kv sync bar
 local memstore = load()

@@ -961,8 +961,11 @@ local cpu_categories = {
   { metric = "cpu.kinds.radosgw.per_op", name = "rgw" },
 }
 
+-- Phases on a cluster's target only (cpu.scope: the daemons were looked for), as the phase's
+-- `cpu/op` line: the client's CPU on the null target, a disk or a socket is no cluster's side.
 local function has_cpu(phase)
-  return type(phase.cluster.cpu) == "table" and num(phase.cluster.cpu.client_per_op) ~= nil
+  local cpu = phase.cluster.cpu
+  return type(cpu) == "table" and type(cpu.scope) == "string" and num(cpu.client_per_op) ~= nil
 end
 
 -- One chart per phase name: bars of CPU per op for each variant (the client, the OSDs, and
@@ -1025,13 +1028,10 @@ local function cpu_figures(run)
       else
         note = "One run each: no interval is known, so no whiskers."
       end
-      local scope
-      for _, group in ipairs(groups) do
-        local cpu = group.records[1].cluster.cpu
-        if type(cpu.scope) == "string" then scope = cpu.scope end
+      local caption = string.format("Daemons' scope: %s.", groups[1].records[1].cluster.cpu.scope)
+      if categories[#categories] == "client" then
+        caption = caption .. " No daemon of this cluster was found on this host, so only the client is drawn."
       end
-      local caption = scope and string.format("Daemons' scope: %s.", scope) or
-        "No daemons were read for this phase: the client's CPU only."
       local columns = { { key = "variant", title = "variant" }, { key = "who", title = "CPU of" },
         { key = "metric", title = "in results" }, { key = "n", title = "n" },
         { key = "median", title = (repeated and "median" or "value") .. " (µs)", nowrap = true },
