@@ -939,14 +939,14 @@ local function time_figures(run)
   return out
 end
 
-M.time_intro = "The client's average latency against the OSDs' average latencies over the same phase, " ..
+local time_intro = "The client's average latency against the OSDs' average latencies over the same phase, " ..
   "as bars from 0 on one time axis, shared by the charts of one phase name so that variants compare by length. " ..
   "The bars overlap rather than add up: the OSDs' op latency (from receiving a client op to replying) falls " ..
   "within the client's, its process part (after the op left the OSD's queue) within that, and a replica's " ..
   "sub-op and bluestore's commit and kv sync latencies within the process part. With repetitions, each bar " ..
   "is the median of the repetitions' figures."
 
-M.cpu_intro = "User + system CPU over the phase, per client op: the client is this cephmark process " ..
+local cpu_intro = "User + system CPU over the phase, per client op: the client is this cephmark process " ..
   "(librados' threads included); the OSDs are all ceph-osd processes, so the work of a pool's replicas or " ..
   "shards counts in each client op; mon, mgr and rgw are those daemons, when found on this host. " ..
   "Bars per variant, at the median of the repetitions, with their 95 % interval as whiskers when there are two or more."
@@ -1052,8 +1052,8 @@ end
 -- each only when some phase has its figures (telemetry off, or no cluster: nothing).
 local function cluster_sections(run)
   local out = {}
-  for _, part in ipairs { { "Where the time goes", time_figures(run), M.time_intro },
-    { "CPU per op", cpu_figures(run), M.cpu_intro } } do
+  for _, part in ipairs { { "Where the time goes", time_figures(run), time_intro },
+    { "CPU per op", cpu_figures(run), cpu_intro } } do
     if #part[2] > 0 then
       out[#out + 1] = string.format('<h3>%s</h3><p class="intro">%s</p><div class="grid">', part[1], escape(part[3]))
       for _, f in ipairs(part[2]) do out[#out + 1] = f end
