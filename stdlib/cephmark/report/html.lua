@@ -5,8 +5,10 @@
 -- per value of another, both ways round; with repetitions, medians with their 95 %
 -- intervals) and variant comparisons as bars with whiskers of their 95 % intervals and
 -- marks for the best variant, those as good within noise and those not told apart from the
--- baseline; with several runs, a side-by-side section comparing them. Every chart is
--- followed by the table behind it. The same tables feed the CSV files (see tables()).
+-- baseline; the cluster's side of each phase (where the time goes: the client's latency
+-- against the OSDs'; CPU per op by variant); with several runs, a side-by-side section
+-- comparing them. Every chart is followed by the table behind it. The same tables feed the
+-- CSV files (see tables()).
 
 local compare = require "cephmark.compare"
 local scale = require "cephmark.report.scale"
@@ -113,6 +115,42 @@ local function check_row_stats(row, where)
   return nil
 end
 
+-- The cluster's side of a phase as the report draws it: cluster.osd's counts and latencies
+-- (docs/telemetry.md) and cluster.cpu's per-op figures (docs/cpu.md).
+local osd_figures = { "osds", "op_r", "op_w", "op_r_latency", "op_w_latency", "op_r_process_latency",
+  "op_w_process_latency", "subop_w_latency", "commit_latency", "kv_sync_latency" }
+
+local function check_cluster_figures(cluster, where)
+  local why = expect(cluster, where, "a table", "table")
+  if why or type(cluster) ~= "table" then return why end
+  why = expect(cluster.osd, where .. ".osd", "a table", "table") or
+    expect(cluster.cpu, where .. ".cpu", "a table", "table")
+  if why then return why end
+  if type(cluster.osd) == "table" then
+    for _, key in ipairs(osd_figures) do
+      why = number_item(cluster.osd[key], where .. ".osd." .. key)
+      if why then return why end
+    end
+    why = expect(cluster.osd.scope, where .. ".osd.scope", "a string", "string")
+    if why then return why end
+  end
+  local cpu = cluster.cpu
+  if type(cpu) == "table" then
+    why = number_item(cpu.client_per_op, where .. ".cpu.client_per_op") or
+      number_item(cpu.osd_per_op, where .. ".cpu.osd_per_op") or
+      expect(cpu.scope, where .. ".cpu.scope", "a string", "string") or
+      expect(cpu.kinds, where .. ".cpu.kinds", "a table", "table")
+    if why then return why end
+    for name, entry in pairs(type(cpu.kinds) == "table" and cpu.kinds or {}) do
+      local at = string.format("%s.cpu.kinds[%q]", where, tostring(name))
+      why = expect(entry, at, "a table", "table") or
+        (type(entry) == "table" and number_item(entry.per_op, at .. ".per_op"))
+      if why then return why end
+    end
+  end
+  return nil
+end
+
 local function check_shape(doc)
   local label_fields = { "command", "mode", "pool", "image", "status" }
   for _, key in ipairs(label_fields) do
@@ -165,6 +203,7 @@ local function check_shape(doc)
         expect(phase.index, where .. ".index", "a number", "number") or
         expect(phase.variant, where .. ".variant", "a table", "table") or
         check_result(phase.result, where .. ".result") or
+        check_cluster_figures(phase.cluster, where .. ".cluster") or
         expect_list(phase.series, where .. ".series", "a table (one per second)", table_item)
       if why then return why end
     end
@@ -771,6 +810,259 @@ local function comparison_figures(run, comparison, figure_id)
   return out
 end
 
+-- ---------------------------------------------------------------- the cluster's side
+
+-- The measured phases whose `cluster` table has a figure (has(phase) is true), grouped by
+-- phase name and variant in order of appearance: the repetitions of a (phase, variant) make
+-- one group, whose figures are their medians. Phases without a repetition number (older
+-- folders) that share a name and variant stay apart.
+local function cluster_groups(phases, has)
+  local groups, by_key = {}, {}
+  for _, phase in ipairs(phases) do
+    if measured(phase) and type(phase.cluster) == "table" and has(phase) then
+      local label = phase.label ~= nil and tostring(phase.label) or ""
+      local key = tostring(phase.name) .. "\0" .. label
+      if phase.repetition == nil and by_key[key] then key = key .. "\0" .. tostring(phase.index) end
+      local group = by_key[key]
+      if not group then
+        group = { name = tostring(phase.name or phase.op or "phase"), variant = label, records = {} }
+        if key:find("\0.*\0") then group.variant = string.format("%s [%s]", label, tostring(phase.index)) end
+        by_key[key] = group
+        groups[#groups + 1] = group
+      end
+      group.records[#group.records + 1] = phase
+    end
+  end
+  return groups
+end
+
+local function osd_table(phase) return type(phase.cluster.osd) == "table" and phase.cluster.osd or nil end
+
+local function has_osd_latency(phase)
+  local osd = osd_table(phase)
+  return osd ~= nil and (num(osd.op_w_latency) or num(osd.op_r_latency)) ~= nil
+end
+
+-- The bars of "where the time goes": the client's average, then the OSDs' latencies of the
+-- phase's kind of op (reads when the OSDs served more reads than writes, as in the phase's
+-- summary line), then, for writes, the replicas' sub-ops and bluestore's commit and kv sync.
+local function time_rows(reads)
+  local kind = reads and "op_r" or "op_w"
+  local rows = {
+    { metric = "lat.avg", label = "client: average latency", color = 1 },
+    { metric = "osd." .. kind .. "_latency", label = "OSDs: " .. kind .. " (op received to reply)", color = 2 },
+    { metric = "osd." .. kind .. "_process_latency", label = "OSDs: " .. kind .. " process (after the queue)",
+      color = 3 },
+  }
+  if not reads then
+    rows[#rows + 1] = { metric = "osd.subop_w_latency", label = "OSDs: subop_w (a replica write)",
+      color = 4 }
+    rows[#rows + 1] = { metric = "osd.commit_latency", label = "OSDs: commit (bluestore)", color = 5 }
+    rows[#rows + 1] = { metric = "osd.kv_sync_latency", label = "OSDs: kv sync (bluestore)", color = 6 }
+  end
+  return rows
+end
+
+local function sum_of(records, metric)
+  local total = 0
+  for _, record in ipairs(records) do total = total + (compare.record_value(record, metric) or 0) end
+  return total
+end
+
+local function values_text(values, format)
+  local parts = {}
+  for i, value in ipairs(values) do parts[i] = type(value) == "number" and format(value) or "-" end
+  return table.concat(parts, ", ")
+end
+
+-- One "where the time goes" chart per phase name and variant: the client's average latency
+-- against the OSDs' op, process, sub-op and commit latencies (cluster.osd), as horizontal
+-- bars on one time axis, shared by the charts of the same phase name so that variants
+-- compare by length. With repetitions, each bar is the median of the repetitions' figures.
+-- A phase whose OSDs gave no latency of its kind of op gets no chart.
+local function time_figures(run)
+  local charts, high_of_name = {}, {}
+  for _, group in ipairs(cluster_groups(run.phases, has_osd_latency)) do
+    local records = group.records
+    local reads = sum_of(records, "osd.op_r") > sum_of(records, "osd.op_w")
+    local rows, table_rows, osd_rows = {}, {}, 0
+    for _, row in ipairs(time_rows(reads)) do
+      local value, values = compare.cell_value(records, row.metric)
+      if value then
+        local n = 0
+        for _, v in ipairs(values) do
+          if type(v) == "number" then n = n + 1 end
+        end
+        rows[#rows + 1] = { label = row.label, value = value, color = row.color }
+        table_rows[#table_rows + 1] = { figure = row.label, metric = row.metric, value = value, n = n,
+          per_repetition = #records > 1 and values_text(values, lat) or nil }
+        if row.metric:find("^osd%.") then osd_rows = osd_rows + 1 end
+      end
+    end
+    if osd_rows > 0 then
+      for _, row in ipairs(rows) do high_of_name[group.name] = math.max(high_of_name[group.name] or 0, row.value) end
+      charts[#charts + 1] = { group = group, rows = rows, table_rows = table_rows, reads = reads }
+    end
+  end
+  local out = {}
+  for _, chart in ipairs(charts) do
+    local group, records = chart.group, chart.group.records
+    local kind = chart.reads and "op_r" or "op_w"
+    local scope = osd_table(records[1]).scope
+    local ops = compare.cell_value(records, "osd." .. kind)
+    local osds = compare.cell_value(records, "osd.osds")
+    local title = string.format("%s%s: where the time goes", group.name,
+      group.variant ~= "" and (" " .. group.variant) or "")
+    if type(scope) ~= "string" then scope = "all client ops on these OSDs during the phase" end
+    local caption = { string.format("OSD latencies are averages over all client ops on the OSDs during the phase " ..
+      "(scope: %s), weighted by ops", scope) }
+    if ops then
+      caption[1] = caption[1] .. string.format(": %s %s ops on %s OSDs%s", scale.count(ops), kind,
+        scale.number(osds or 0), #records > 1 and string.format(" (medians of %d repetitions)", #records) or "")
+    end
+    caption[1] = caption[1] .. "."
+    if not chart.reads and compare.cell_value(records, "osd.subop_w_latency") == nil then
+      caption[#caption + 1] = "No sub-op bar: the OSDs counted no replication sub-ops (a pool of size 1, or an " ..
+        "erasure-coded pool, whose shard writes Ceph does not count as sub-ops)."
+    end
+    local columns = { { key = "figure", title = "figure" }, { key = "metric", title = "in results" },
+      { key = "n", title = "n" }, { key = "value", title = #records > 1 and "median" or "value", format = lat } }
+    if #records > 1 then
+      columns[#columns + 1] = { key = "per_repetition", title = "per repetition", nowrap = true }
+    end
+    local chart_svg = svg.hbars { title = title, rows = chart.rows,
+      note = #records > 1 and string.format("Medians of %d repetitions.", #records) or nil,
+      x = { title = "latency (linear, from 0)", format = lat, high = high_of_name[group.name] } }
+    out[#out + 1] = figure(chart_svg .. '\n<p class="caption">' .. escape(table.concat(caption, " ")) .. "</p>",
+      { { title = title, rows = chart.table_rows, columns = columns } })
+  end
+  return out
+end
+
+local time_intro = "The client's average latency against the OSDs' average latencies over the same phase, " ..
+  "as bars from 0 on one time axis, shared by the charts of one phase name so that variants compare by length. " ..
+  "The bars overlap rather than add up: the OSDs' op latency (from receiving a client op to replying) falls " ..
+  "within the client's, its process part (after the op left the OSD's queue) within that, and a replica's " ..
+  "sub-op and bluestore's commit and kv sync latencies within the process part. With repetitions, each bar " ..
+  "is the median of the repetitions' figures."
+
+local cpu_intro = "User + system CPU over the phase, per client op: the client is this cephmark process " ..
+  "(librados' threads included); the OSDs are all ceph-osd processes, so the work of a pool's replicas or " ..
+  "shards counts in each client op; mon, mgr and rgw are those daemons, when found on this host. " ..
+  "Bars per variant, at the median of the repetitions, with their 95 % interval as whiskers when there are two or more."
+
+-- The CPU figures drawn per op (cluster.cpu, docs/cpu.md): the client's, the OSDs' (all
+-- ceph-osd processes, the replicas' work included) and the other daemons' when found.
+local cpu_categories = {
+  { metric = "cpu.client_per_op", name = "client" },
+  { metric = "cpu.osd_per_op", name = "OSDs" },
+  { metric = "cpu.kinds.ceph-mon.per_op", name = "mon" },
+  { metric = "cpu.kinds.ceph-mgr.per_op", name = "mgr" },
+  { metric = "cpu.kinds.radosgw.per_op", name = "rgw" },
+}
+
+-- Phases on a cluster's target only (cpu.scope: the daemons were looked for), as the phase's
+-- `cpu/op` line: the client's CPU on the null target, a disk or a socket is no cluster's side.
+local function has_cpu(phase)
+  local cpu = phase.cluster.cpu
+  return type(cpu) == "table" and type(cpu.scope) == "string" and num(cpu.client_per_op) ~= nil
+end
+
+-- One chart per phase name: bars of CPU per op for each variant (the client, the OSDs, and
+-- mon, mgr, rgw when found), at the median of the repetitions with the 95 % interval of
+-- compare's statistics as whiskers when there are two or more.
+local function cpu_figures(run)
+  local names, by_name = {}, {}
+  for _, group in ipairs(cluster_groups(run.phases, has_cpu)) do
+    if not by_name[group.name] then
+      by_name[group.name] = {}
+      names[#names + 1] = group.name
+    end
+    table.insert(by_name[group.name], group)
+  end
+  local out = {}
+  for _, name in ipairs(names) do
+    local groups = by_name[name]
+    local categories, bar_groups, table_rows = {}, {}, {}
+    local repeated, drew_interval = false, false
+    for g, group in ipairs(groups) do
+      bar_groups[g] = { name = group.variant ~= "" and group.variant or name, values = {}, intervals = {} }
+      if #group.records > 1 then repeated = true end
+    end
+    for _, category in ipairs(cpu_categories) do
+      local present = false
+      for _, group in ipairs(groups) do
+        if compare.cell_value(group.records, category.metric) then present = true end
+      end
+      if present then
+        categories[#categories + 1] = category.name
+        local c = #categories
+        for g, group in ipairs(groups) do
+          local entry = compare.row_stats(group.records, category.metric)
+          if num(entry.median) then
+            bar_groups[g].values[c] = entry.median
+            local interval
+            if (entry.n or 0) >= 2 and num(entry.ci_low) and num(entry.ci_high) then
+              interval = { entry.ci_low, entry.ci_high }
+              bar_groups[g].intervals[c] = interval
+              drew_interval = true
+            end
+            -- in µs, with the digits the interval supports, as in the comparisons' tables
+            local text = compare.format_interval(category.metric, { median = entry.median,
+              ci_low = interval and interval[1], ci_high = interval and interval[2] })
+            local median_text, bracket = text:match("^(%S+) (%[.*%])$")
+            table_rows[#table_rows + 1] = { variant = bar_groups[g].name, who = category.name, metric = category.metric,
+              n = entry.n, median = median_text or text,
+              interval = bracket or (entry.n == 1 and "none: one run" or "none"),
+              per_repetition = entry.n > 1 and values_text(entry.values, lat) or nil }
+          end
+        end
+      end
+    end
+    if #table_rows > 0 then
+      local title = string.format("%s: CPU per op by variant", name)
+      local note
+      if repeated then
+        note = drew_interval and "Bars: medians of the repetitions; whiskers: 95 % intervals." or
+          "Bars: medians of the repetitions; no interval known."
+      else
+        note = "One run each: no interval is known, so no whiskers."
+      end
+      local caption = string.format("Daemons' scope: %s.", groups[1].records[1].cluster.cpu.scope)
+      if categories[#categories] == "client" then
+        caption = caption .. " No daemon of this cluster was found on this host, so only the client is drawn."
+      end
+      local columns = { { key = "variant", title = "variant" }, { key = "who", title = "CPU of" },
+        { key = "metric", title = "in results" }, { key = "n", title = "n" },
+        { key = "median", title = (repeated and "median" or "value") .. " (µs)", nowrap = true },
+        { key = "interval", title = "95 % interval (µs)", nowrap = true } }
+      if repeated then
+        columns[#columns + 1] = { key = "per_repetition", title = "per repetition", nowrap = true }
+      end
+      local chart_svg = svg.bars { title = title, categories = categories, groups = bar_groups, note = note,
+        value_labels = true, y = { title = "CPU seconds per op", format = lat } }
+      out[#out + 1] = figure(chart_svg .. '\n<p class="caption">' .. escape(caption) .. "</p>",
+        { { title = title, rows = table_rows, columns = columns } })
+    end
+  end
+  return out
+end
+
+-- The cluster's side of a run's phases: the "where the time goes" and CPU per op sections,
+-- each only when some phase has its figures (telemetry off, or no cluster: nothing).
+local function cluster_sections(run)
+  local out = {}
+  for _, part in ipairs { { "Where the time goes", time_figures(run), time_intro },
+    { "CPU per op", cpu_figures(run), cpu_intro } } do
+    if #part[2] > 0 then
+      out[#out + 1] = string.format('<h3>%s</h3><p class="intro">%s</p><div class="grid">', part[1], escape(part[3]))
+      for _, f in ipairs(part[2]) do out[#out + 1] = f end
+      out[#out + 1] = "</div>"
+    end
+  end
+  return out
+end
+
 -- ---------------------------------------------------------------- runs
 
 local function facts(run)
@@ -861,6 +1153,8 @@ local function run_section(run, number, many)
       out[#out + 1] = "</div>"
     end
   end
+
+  for _, part in ipairs(cluster_sections(run)) do out[#out + 1] = part end
 
   local by_op, order = percentile_curves(run.phases, function(phase)
     return string.format("[%d] %s", phase.index or 0, phase.label ~= "" and phase.label or phase.name)
@@ -981,6 +1275,8 @@ details.data{margin:4px 0 10px}details.data summary{cursor:pointer;color:#3a5f8f
 table{border-collapse:collapse;font-size:12px;margin-top:4px}th,td{border:1px solid #dde3ea;padding:2px 7px;text-align:left}
 th{background:#eef1f5}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 footer{padding:10px 28px 30px;color:#6b7685;font-size:12px}
+p.caption{margin:2px 0 6px;font-size:12px;color:#3b4552}p.intro{margin:4px 0 8px;max-width:1100px}
+svg .value{font-size:11px;fill:#1d2430}svg .row-label{fill:#1d2430}
 ]]
 
 -- build(runs, options) -> the HTML text; runs come from normalize().
@@ -1007,7 +1303,7 @@ function M.build(runs, options)
   if many then out[#out + 1] = across_runs(runs) end
   for i, run in ipairs(runs) do out[#out + 1] = run_section(run, i, many) end
   out[#out + 1] = "</main>"
-  out[#out + 1] = string.format("<footer>Made by cephmark%s. Latency axes are logarithmic; MiB/s is 2^20 bytes per second (rados bench's \"MB/s\").</footer>",
+  out[#out + 1] = string.format("<footer>Made by cephmark%s. Latency axes are logarithmic, except the linear time axes of where the time goes; MiB/s is 2^20 bytes per second (rados bench's \"MB/s\").</footer>",
     options.version and (" " .. escape(options.version)) or "")
   out[#out + 1] = "</body></html>\n"
   return table.concat(out, "\n")

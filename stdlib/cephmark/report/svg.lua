@@ -1,7 +1,8 @@
 -- Inline SVG charts for the HTML report: line charts (time series, percentile curves,
 -- sweep curves) and grouped bar charts with whiskers (variant comparisons: 95 % intervals,
 -- or a per-second stddev) and marks for the best variant, those as good within noise and
--- those not told apart from the baseline. Each chart is one <svg> string with its axes,
+-- those not told apart from the baseline, and horizontal bars of figures read against each
+-- other (where a phase's time goes). Each chart is one <svg> string with its axes,
 -- ticks, grid, legend and data marks; data marks carry the classes "series", "point" and
 -- "bar" and each chart a data-points count, so a browser test can check that data was
 -- drawn. No scripts, no external references.
@@ -241,7 +242,7 @@ local bar_counter = 0
 -- hatched[c] hatches it (no difference detectable against the baseline); the marks used
 -- get a key below the legend. note is a line (or a list of lines) under the title: what the
 -- whiskers are. The y scale is linear from 0 and covers every whisker (and the marks above
--- them).
+-- them). value_labels = true writes each bar's value above it (when the bars are wide enough).
 function M.bars(options)
   local categories, groups = options.categories or {}, options.groups or {}
   bar_counter = bar_counter + 1
@@ -266,8 +267,9 @@ function M.bars(options)
   if used.hatch then
     key[#key + 1] = { kind = "hatch", id = id .. "-hatch", text = "no difference detectable against the baseline" }
   end
-  -- room above the highest whisker for a mark
+  -- room above the highest whisker for a mark, and for a value written above it
   if used.best or used["as good"] then high = high * 1.1 end
+  if options.value_labels then high = high * 1.08 end
   local y_scale = scale_module.linear(0, high, { format = options.y.format })
   local names = {}
   for i, g in ipairs(groups) do names[i] = g.name end
@@ -304,6 +306,8 @@ function M.bars(options)
   local bar_w = math.min(48, slot * 0.8 / math.max(1, #groups))
   local function y_of(value) return area.bottom - y_scale:fraction(value) * plot_h end
   local function text_of(value) return options.y.format and options.y.format(value) or tostring(value) end
+  -- values written above the bars when asked and when the bars are wide enough for them
+  local labelled = options.value_labels and bar_w >= 30
   for c, category in ipairs(categories) do
     local cluster_left = area.left + (c - 1) * slot + (slot - bar_w * #groups) / 2
     out[#out + 1] = string.format('<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>',
@@ -349,6 +353,10 @@ function M.bars(options)
           out[#out + 1] = string.format('<path class="error-bar" d="M%s %sV%sM%s %sH%sM%s %sH%s"/>',
             fmt(cx), fmt(top), fmt(bottom), fmt(cx - 4), fmt(top), fmt(cx + 4), fmt(cx - 4), fmt(bottom), fmt(cx + 4))
         end
+        if labelled then
+          out[#out + 1] = string.format('<text class="value" x="%s" y="%s" text-anchor="middle">%s</text>', fmt(cx),
+            fmt(top_y - (mark and 20 or 4)), escape(text_of(value)))
+        end
         if mark then
           local shape = mark_shapes[mark]
           out[#out + 1] = string.format('<polygon class="%s" points="%s" fill="%s" stroke="#1d2430" stroke-width="1"><title>%s %s: %s</title></polygon>',
@@ -361,6 +369,68 @@ function M.bars(options)
   local key_bottom = height - 8
   if #groups > 1 then legend(out, area, names, height - 16 * key_rows) end
   if #key > 0 then mark_key(out, key, area, key_bottom) end
+  out[#out + 1] = "</svg>"
+  return table.concat(out, "\n")
+end
+
+
+-- hbars{title, rows = {{label, value, color = palette index, title = tooltip}}, x = {title,
+-- format, high}, note = text or lines, id = text}: horizontal bars from 0 on one linear axis,
+-- one row each, labelled on the left with the row's name and at the bar's end with its
+-- value, for figures that share a unit and are read against each other (a client's latency
+-- against the OSDs'). x.high fixes the axis' end, so that several charts share one axis.
+function M.hbars(options)
+  local rows = options.rows or {}
+  local format = options.x.format or tostring
+  local high = options.x.high or 0
+  local longest = 0
+  for _, row in ipairs(rows) do
+    if row.value > high then high = row.value end
+    longest = math.max(longest, utf8.len(row.label) or #row.label)
+  end
+  local x_scale = scale_module.linear(0, high, { format = format })
+  local notes = type(options.note) == "table" and options.note or { options.note }
+  local width = options.width or 600
+  local row_height, bar_height = 22, 14
+  -- room on the left for the row labels, on the right for the value after the longest bar
+  local area = { left = math.min(math.floor(width * 0.45), 16 + longest * 6.2), right = width - 64,
+    top = 30 + 14 * #notes }
+  area.bottom = area.top + row_height * #rows + 6
+  local height = area.bottom + 44
+  local out = {}
+  open_svg(out, "hbar", options.title or "", width, height, #rows)
+  for i, line in ipairs(notes) do
+    out[#out + 1] = string.format('<text class="chart-note" x="%s" y="%d">%s</text>', fmt(area.left), 20 + 14 * i,
+      escape(line))
+  end
+  local plot_w = area.right - area.left
+  for _, tick in ipairs(x_scale:ticks()) do
+    local px = area.left + x_scale:fraction(tick.value) * plot_w
+    out[#out + 1] = string.format('<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>', fmt(px), fmt(area.top),
+      fmt(px), fmt(area.bottom))
+    out[#out + 1] = string.format('<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>', fmt(px),
+      fmt(area.bottom + 16), escape(tick.label))
+  end
+  out[#out + 1] = string.format('<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>', fmt(area.left),
+    fmt(area.bottom), fmt(area.right), fmt(area.bottom))
+  out[#out + 1] = string.format('<line class="axis" x1="%s" y1="%s" x2="%s" y2="%s"/>', fmt(area.left),
+    fmt(area.top), fmt(area.left), fmt(area.bottom))
+  if options.x.title then
+    out[#out + 1] = string.format('<text class="axis-title" x="%s" y="%s" text-anchor="middle">%s</text>',
+      fmt((area.left + area.right) / 2), fmt(area.bottom + 32), escape(options.x.title))
+  end
+  for i, row in ipairs(rows) do
+    local y = area.top + 6 + (i - 1) * row_height
+    local length = x_scale:fraction(row.value) * plot_w
+    local text = format(row.value)
+    out[#out + 1] = string.format('<text class="row-label" x="%s" y="%s" text-anchor="end">%s</text>',
+      fmt(area.left - 6), fmt(y + bar_height - 3), escape(row.label))
+    out[#out + 1] = string.format('<rect class="bar" x="%s" y="%s" width="%s" height="%s" fill="%s" data-value="%.17g"><title>%s: %s</title></rect>',
+      fmt(area.left), fmt(y), fmt(length), fmt(bar_height), M.palette[((row.color or 1) - 1) % #M.palette + 1],
+      row.value, escape(row.title or row.label), escape(text))
+    out[#out + 1] = string.format('<text class="value" x="%s" y="%s">%s</text>', fmt(area.left + length + 4),
+      fmt(y + bar_height - 3), escape(text))
+  end
   out[#out + 1] = "</svg>"
   return table.concat(out, "\n")
 end
