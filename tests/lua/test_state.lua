@@ -1,0 +1,123 @@
+-- The cluster's state around a phase (cephmark.state) without a cluster: the
+-- classification of real `status` and `df` answers captured from a local pacific cluster
+-- (tests/lua/data/state/: clean, an OSD marked out, the peering after it came back in, an
+-- OSD killed, the recovery after its restart, and a cluster without a mgr), the state
+-- word, and the wait for a quiet cluster on a scripted sequence of readings.
+local json = require "cephmark.json"
+local state = require "cephmark.state"
+local sys = require "cephmark.sys"
+local t = require "cephmark.test"
+
+local dir = (os.getenv("CEPHMARK_SOURCE_DIR") or ".") .. "/tests/lua/data/state/"
+local function load(name)
+  local text = assert(sys.read_file(dir .. name), "cannot read " .. dir .. name)
+  return json.decode(text)
+end
+
+-- clean, with a mgr: quiet, every PG counted, health and its checks kept
+local clean = state.classify(load("status-clean.json"), load("df-mgr.json"), { "statex" })
+t.eq(clean.quiet, true, "clean: quiet")
+t.eq(#clean.reasons, 0, "clean: no reasons")
+t.eq(clean.health, "HEALTH_WARN", "clean: health status")
+t.eq(clean.checks[1].name, "MON_DISK_LOW", "clean: the check raised")
+t.eq(clean.checks[1].summary, "mon a is low on available space", "clean: its summary")
+t.eq(clean.pgs.total, 17, "clean: PG total")
+t.eq(clean.pgs.active_clean, 17, "clean: all active+clean")
+t.eq(clean.pgs.by_state["active+clean"], 17, "clean: PG state counts")
+t.eq(clean.osds.total, 3, "clean: OSDs")
+t.eq(clean.osds.up, 3, "clean: OSDs up")
+t.eq(clean.osds["in"], 3, "clean: OSDs in")
+t.eq(clean.activity.recovering, 0, "clean: nothing recovering")
+t.eq(clean.pools[1].name, "statex", "clean: the run's pool")
+t.near(clean.pools[1].fill_ratio, 0.008096, 1e-6, "clean: its fill ratio (df percent_used)")
+t.eq(clean.pools[1].objects, 745, "clean: its objects")
+t.eq(state.word(state.phase_state(clean, clean)), "quiet", "clean: the word")
+
+-- an OSD marked out (and still up): its PGs stay active+clean+remapped, objects misplaced
+local out = state.classify(load("status-out-remapped.json"))
+t.eq(out.quiet, false, "out: unquiet")
+t.eq(out.reasons[1], "17 pgs not active+clean (17 active+clean+remapped)", "out: the reason")
+t.eq(out.activity.misplaced_objects, 745, "out: misplaced objects recorded")
+t.eq(out.pools, nil, "out: no pools asked, no df figures")
+
+-- back in: peering and activating
+local peering = state.classify(load("status-in-peering.json"))
+t.eq(peering.quiet, false, "peering: unquiet")
+t.eq(peering.reasons[1], "17 pgs not active+clean (9 activating, 5 remapped, 2 peering, ...)", "peering: the reason")
+t.eq(peering.pgs.active_clean, 0, "peering: none active+clean")
+
+-- an OSD killed: OSD_DOWN (raised by the monitors) and degraded PGs
+local down = state.classify(load("status-osd-down.json"))
+t.eq(down.reasons[1], "1 osds down", "osd down: the monitors' check first")
+t.match(down.reasons[2], "^17 pgs not active%+clean %(", "osd down: the degraded PGs")
+t.eq(down.osds.up, 2, "osd down: 2 of 3 up")
+t.eq(down.settled, false, "osd down: not settled")
+
+-- recovering after the restart: recovering and waiting PGs, the mgr's rates
+local recovering = state.classify(load("status-recovering.json"))
+t.eq(recovering.reasons[1], "12 pgs recovering", "recovering: recovering and recovery_wait PGs")
+t.eq(recovering.reasons[2], "4 pgs not active+clean (4 active+undersized+degraded)", "recovering: the rest")
+t.eq(recovering.activity.recovering, 12, "recovering: the count")
+t.eq(recovering.activity.recovering_objects_per_sec, 2, "recovering: the mgr's rate")
+t.eq(state.word(state.phase_state(recovering, clean)),
+  "unquiet: 12 pgs recovering; 4 pgs not active+clean (4 active+undersized+degraded)", "recovering: the word")
+local phase = state.phase_state(recovering, clean)
+t.eq(phase.quiet, false, "recovering: the phase is not quiet")
+t.eq(#phase.unquiet, 2, "recovering: the phase's unquiet reasons")
+
+-- scrubbing (the clean answer with two of its PGs scrubbing, one deep): unquiet, settled
+local scrub_status = load("status-clean.json")
+scrub_status.pgmap.pgs_by_state = { { state_name = "active+clean", count = 15 },
+  { state_name = "active+clean+scrubbing", count = 1 }, { state_name = "active+clean+scrubbing+deep", count = 1 } }
+local scrubbing = state.classify(scrub_status)
+t.eq(scrubbing.reasons[1], "2 pgs scrubbing (1 deep)", "scrubbing: the reason")
+t.eq(scrubbing.quiet, false, "scrubbing: unquiet")
+t.eq(scrubbing.settled, true, "scrubbing: settled (wait_clean does not wait for scrubs)")
+t.eq(scrubbing.pgs.active_clean, 17, "scrubbing: scrubbing PGs are active+clean")
+t.eq(state.word(state.phase_state(clean, scrubbing)), "quiet; at the end: 2 pgs scrubbing (1 deep)",
+  "the word says what the end adds")
+
+-- no mgr: PG figures unknown, never zero; quiet as far as the monitors tell
+local nomgr = state.classify(load("status-no-mgr.json"), load("df-no-mgr.json"), { "cephmark-x" })
+t.eq(nomgr.pgs, "unknown: no mgr reports", "no mgr: PGs unknown")
+t.eq(nomgr.activity, "unknown: no mgr reports", "no mgr: activity unknown")
+t.eq(nomgr.pools, "unknown: no mgr reports", "no mgr: pool fill unknown")
+t.eq(nomgr.mgr, false, "no mgr: said")
+t.eq(nomgr.quiet, true, "no mgr: nothing the monitors know is unquiet")
+t.eq(state.word(state.phase_state(nomgr, nomgr)), "quiet (PG states unknown: no mgr)", "no mgr: the word")
+local encoded = json.encode(state.phase_state(nomgr, nomgr))
+t.ok(encoded:find('"pgs":"unknown: no mgr reports"', 1, true) ~= nil, "no mgr: results say so plainly")
+
+-- wait_clean on scripted readings: waits out recovery, fails after the duration, refuses
+-- without a mgr; never sleeps for real here
+local function scripted(readings)
+  local clock, i, lines = 0, 0, {}
+  local options = { now = function() return clock end, sleep = function(s) clock = clock + s end,
+    say = function(line) lines[#lines + 1] = line end }
+  local function read()
+    i = math.min(i + 1, #readings)
+    return readings[i]
+  end
+  return read, options, lines
+end
+local read, options, lines = scripted { recovering, recovering, scrubbing }
+local reading, waited = state.wait_clean(read, 60, options)
+t.eq(reading, scrubbing, "wait_clean: returns the settled reading")
+t.eq(waited, 2, "wait_clean: two polls of a second")
+t.eq(lines[1], "waiting up to 60 s for the PGs to be active+clean: 12 pgs recovering; 4 pgs not active+clean " ..
+  "(4 active+undersized+degraded)", "wait_clean: says what it waits for")
+t.eq(lines[2], "cluster quiet after 2.0 s", "wait_clean: says when it is over")
+read, options = scripted { clean }
+reading, waited = state.wait_clean(read, 60, options)
+t.eq(waited, 0, "wait_clean: a quiet cluster costs one reading")
+read, options = scripted { down }
+t.raises(function() state.wait_clean(read, 3, options) end,
+  "wait_clean: the cluster was not quiet after 3 s (1 osds down; 17 pgs not active+clean", "wait_clean: gives up")
+read, options = scripted { nomgr }
+t.raises(function() state.wait_clean(read, 3, options) end,
+  "wait_clean: cannot tell whether the PGs are active+clean: the cluster has no active mgr", "wait_clean: no mgr")
+read, options = scripted { false }
+t.raises(function() state.wait_clean(function() return nil, "timed out" end, 3, options) end,
+  "wait_clean: cannot read the cluster's state: timed out", "wait_clean: a failed reading")
+
+return t.done()
