@@ -62,6 +62,8 @@ function M.main(opts)
     help = opts.help,
     yes = opts.yes,
     telemetry = opts.telemetry,
+    wait_clean = opts.wait_clean,
+    quiesce = opts.quiesce,
     repeats = opts.repeats,
     order = opts.order,
     order_seed = opts.order_seed,

@@ -15,7 +15,9 @@ local M = {}
 -- pool usage all come from its reports, never a zero in their place.
 M.NO_MGR = "unknown: no mgr reports"
 M.NOT_YET = "unknown: the mgr has not reported PG statistics yet"
-M.POLL_INTERVAL = 1 -- seconds between two readings while waiting for a quiet cluster
+M.POLL_INTERVAL = 1
+-- The OSD map flags `quiesce = true` sets for a run: no new scrubs or deep scrubs.
+M.QUIESCE_FLAGS = { "noscrub", "nodeep-scrub" } -- seconds between two readings while waiting for a quiet cluster
 
 -- The flags of a PG state that leave the PG quiet (active+clean), and those of a scrub,
 -- which is background work of its own kind (quiesce stops new ones).
@@ -106,11 +108,18 @@ function M.classify(status, df, pools)
   else
     local pgs = { total = total, active_clean = 0, by_state = {} }
     local activity = { recovering = 0, backfilling = 0, scrubbing = 0, deep = 0 }
-    local not_clean, recovering, backfilling, unclean_states = 0, 0, 0, {}
+    local not_clean, recovering, backfilling, unclean_states, unreported = 0, 0, 0, {}, 0
     for _, entry in ipairs(by_state) do
       local name, count = tostring(entry.state_name), math.tointeger(entry.count) or 0
       local flags = flags_of(name)
       pgs.by_state[name] = (pgs.by_state[name] or 0) + count
+      if name == "unknown" then
+        -- no report of the PG yet: a pool created seconds ago, as the mgr's statistics
+        -- lag by its report period; neither quiet nor unquiet (OSDs down that would
+        -- leave a PG unreported raise OSD_DOWN)
+        unreported = unreported + count
+        goto next_state
+      end
       local quiet = true
       for flag in pairs(flags) do
         if not clean_flags[flag] and not scrub_flags[flag] then quiet = false end
@@ -129,7 +138,9 @@ function M.classify(status, df, pools)
         not_clean = not_clean + count
         unclean_states[#unclean_states + 1] = { name = name, count = count }
       end
+      ::next_state::
     end
+    if unreported > 0 then pgs.unreported = unreported end
     -- the mgr's recovery figures, when it has any (moving averages: they outlast the
     -- recovery by a few seconds, so they are recorded, never a reason on their own)
     for _, key in ipairs { "recovering_objects_per_sec", "recovering_bytes_per_sec", "degraded_objects",
@@ -160,8 +171,9 @@ function M.classify(status, df, pools)
   if pools and #pools > 0 then reading.pools = pool_usage(df, pools) end
   reading.reasons = reasons
   reading.quiet = #reasons == 0
-  -- quiet but for scrubs: what wait_clean waits for (quiesce is for scrubs)
-  reading.settled = #reasons == scrub_reasons
+  -- quiet but for scrubs, every PG reported: what wait_clean waits for (quiesce is for
+  -- scrubs)
+  reading.settled = #reasons == scrub_reasons and not (type(reading.pgs) == "table" and reading.pgs.unreported)
   return reading
 end
 
@@ -197,6 +209,8 @@ function M.word(state)
   end
   if not M.knows_pgs(start) then
     text = text .. string.format(" (PG states %s)", start.pgs == M.NO_MGR and "unknown: no mgr" or "not reported yet")
+  elseif start.pgs.unreported then
+    text = text .. string.format(" (%d of %d PGs not reported yet by the mgr)", start.pgs.unreported, start.pgs.total)
   end
   local finish = state["end"]
   if type(finish) == "table" and not finish.quiet and
@@ -260,7 +274,12 @@ function M.wait_clean(read, seconds, options)
       if announced then say(string.format("cluster quiet after %.1f s", waited)) end
       return reading, waited
     end
-    local why = table.concat(reading.reasons, "; ")
+    local why = {}
+    for i, reason in ipairs(reading.reasons) do why[i] = reason end
+    if reading.pgs.unreported then
+      why[#why + 1] = string.format("%d pgs not reported yet by the mgr", reading.pgs.unreported)
+    end
+    why = table.concat(why, "; ")
     if waited >= seconds then
       sys.fail(string.format("wait_clean: the cluster was not quiet after %s (%s); the phase did not run",
         seconds_text(seconds), why))
@@ -271,6 +290,67 @@ function M.wait_clean(read, seconds, options)
     end
     sleep(math.min(interval, math.max(0, seconds - waited)))
   end
+end
+
+-------------------------------------------------------------------------------------------
+-- The watcher a run keeps: a reading before and after each phase on a cluster, the wait
+-- for a quiet cluster before it (wait_clean), and the warning for a phase that starts
+-- while the cluster is not quiet. A failed reading never fails a phase: it is said once
+-- and the run goes on without readings; only wait_clean, which cannot do without them,
+-- stops the run.
+
+local Watcher = {}
+Watcher.__index = Watcher
+
+-- watcher{cluster = fn() -> connection, pools = fn() -> {names}, warn = fn(message),
+-- say = fn(line), wait_clean = seconds | nil, record = bool (readings kept in results)}
+function M.watcher(options)
+  return setmetatable({ cluster = options.cluster, pools = options.pools, warn = options.warn,
+    say = options.say, wait_clean = options.wait_clean, record = options.record ~= false, enabled = true },
+    Watcher)
+end
+
+function Watcher:reading()
+  local ok, reading, err = pcall(M.read, self.cluster(), self.pools())
+  if not ok then
+    if sys.interrupted() or sys.exit_requested() then error(reading, 0) end
+    return nil, tostring((sys.error_info(reading)))
+  end
+  return reading, err
+end
+
+-- Before a phase (title: how its lines name it): waits for a quiet cluster with
+-- wait_clean, then the phase's `cluster.state` with its start reading (nil when nothing
+-- is recorded), after a warning when the cluster is not quiet.
+function Watcher:before(title)
+  local reading, waited
+  if self.wait_clean then
+    reading, waited = M.wait_clean(function() return self:reading() end, self.wait_clean,
+      { say = function(line) self.say("  " .. line) end })
+  elseif self.record and self.enabled then
+    local err
+    reading, err = self:reading()
+    if not reading then
+      self.enabled = false
+      self.warn(string.format("cannot read the cluster's state: %s; phases run without state readings", err))
+      return nil
+    end
+  end
+  if not self.record or not reading then return nil end
+  local phase = M.phase_state(reading)
+  if waited then phase.waited = waited end
+  if not reading.quiet then
+    self.warn(string.format("%s: started while the cluster was not quiet: %s; its figures may not compare with a " ..
+      "quiet phase's", title, table.concat(reading.reasons, "; ")))
+  end
+  return phase
+end
+
+-- After the phase: its end reading into the phase's state (left without one when the
+-- reading fails; the next phase tries again).
+function Watcher:after(phase)
+  if not phase or not self.enabled then return end
+  phase["end"] = self:reading()
 end
 
 return M

@@ -77,6 +77,17 @@ t.eq(scrubbing.pgs.active_clean, 17, "scrubbing: scrubbing PGs are active+clean"
 t.eq(state.word(state.phase_state(clean, scrubbing)), "quiet; at the end: 2 pgs scrubbing (1 deep)",
   "the word says what the end adds")
 
+-- a pool created a moment ago: its PGs not reported yet by the mgr (state "unknown") are
+-- neither quiet nor unquiet, and wait_clean waits for their report
+local new_pool = load("status-clean.json")
+new_pool.pgmap.pgs_by_state = { { state_name = "active+clean", count = 1 }, { state_name = "unknown", count = 8 } }
+new_pool.pgmap.num_pgs = 9
+local unreported = state.classify(new_pool)
+t.eq(unreported.quiet, true, "new pool: not unquiet")
+t.eq(unreported.settled, false, "new pool: not settled")
+t.eq(unreported.pgs.unreported, 8, "new pool: unreported PGs counted")
+t.eq(state.word(state.phase_state(unreported)), "quiet (8 of 9 PGs not reported yet by the mgr)", "new pool: the word")
+
 -- no mgr: PG figures unknown, never zero; quiet as far as the monitors tell
 local nomgr = state.classify(load("status-no-mgr.json"), load("df-no-mgr.json"), { "cephmark-x" })
 t.eq(nomgr.pgs, "unknown: no mgr reports", "no mgr: PGs unknown")
@@ -113,6 +124,10 @@ t.eq(waited, 0, "wait_clean: a quiet cluster costs one reading")
 read, options = scripted { down }
 t.raises(function() state.wait_clean(read, 3, options) end,
   "wait_clean: the cluster was not quiet after 3 s (1 osds down; 17 pgs not active+clean", "wait_clean: gives up")
+read, options, lines = scripted { unreported, clean }
+reading, waited = state.wait_clean(read, 60, options)
+t.eq(lines[1], "waiting up to 60 s for the PGs to be active+clean: 8 pgs not reported yet by the mgr",
+  "wait_clean: waits for the mgr's report of new PGs")
 read, options = scripted { nomgr }
 t.raises(function() state.wait_clean(read, 3, options) end,
   "wait_clean: cannot tell whether the PGs are active+clean: the cluster has no active mgr", "wait_clean: no mgr")
