@@ -207,11 +207,15 @@ function M.word(state)
   else
     text = "unquiet: " .. table.concat(start.reasons or {}, "; ")
   end
+  -- what the reading could not tell: in brackets after "quiet", as one more item after
+  -- the reasons
+  local unknown
   if not M.knows_pgs(start) then
-    text = text .. string.format(" (PG states %s)", start.pgs == M.NO_MGR and "unknown: no mgr" or "not reported yet")
+    unknown = string.format("PG states %s", start.pgs == M.NO_MGR and "unknown: no mgr" or "not reported yet")
   elseif start.pgs.unreported then
-    text = text .. string.format(" (%d of %d PGs not reported yet by the mgr)", start.pgs.unreported, start.pgs.total)
+    unknown = string.format("%d of %d PGs not reported yet by the mgr", start.pgs.unreported, start.pgs.total)
   end
+  if unknown then text = text .. (start.quiet and (" (" .. unknown .. ")") or ("; " .. unknown)) end
   local finish = state["end"]
   if type(finish) == "table" and not finish.quiet and
     table.concat(finish.reasons or {}, "; ") ~= table.concat(start.reasons or {}, "; ") then

@@ -88,6 +88,13 @@ t.eq(unreported.settled, false, "new pool: not settled")
 t.eq(unreported.pgs.unreported, 8, "new pool: unreported PGs counted")
 t.eq(state.word(state.phase_state(unreported)), "quiet (8 of 9 PGs not reported yet by the mgr)", "new pool: the word")
 
+local out_new_pool = load("status-out-remapped.json")
+out_new_pool.pgmap.pgs_by_state[#out_new_pool.pgmap.pgs_by_state + 1] = { state_name = "unknown", count = 8 }
+out_new_pool.pgmap.num_pgs = 25
+t.eq(state.word(state.phase_state(state.classify(out_new_pool))),
+  "unquiet: 17 pgs not active+clean (17 active+clean+remapped); 8 of 25 PGs not reported yet by the mgr",
+  "unquiet with a new pool: what is unknown after the reasons")
+
 -- no mgr: PG figures unknown, never zero; quiet as far as the monitors tell
 local nomgr = state.classify(load("status-no-mgr.json"), load("df-no-mgr.json"), { "cephmark-x" })
 t.eq(nomgr.pgs, "unknown: no mgr reports", "no mgr: PGs unknown")
@@ -134,5 +141,39 @@ t.raises(function() state.wait_clean(read, 3, options) end,
 read, options = scripted { false }
 t.raises(function() state.wait_clean(function() return nil, "timed out" end, 3, options) end,
   "wait_clean: cannot read the cluster's state: timed out", "wait_clean: a failed reading")
+
+-- comparisons: a verdict over phases that started unquiet says how many, and the table
+-- has a line naming the rows; a comparison of quiet phases has neither
+local compare = require "cephmark.compare"
+local function records_of(unquiet_at)
+  local records, index = {}, 0
+  for _, spec in ipairs { { "base", { 1000, 1030, 970 } }, { "tuned", { 1100, 1140, 1060 } } } do
+    for repetition = 1, 3 do
+      index = index + 1
+      local record = { index = index, name = "write", label = spec[1], point = spec[1], repetition = repetition,
+        variant = { point = spec[1] }, result = { ops = 1000, iops = spec[2][repetition], errors = 0, lat = {} },
+        cluster = { state = state.phase_state(clean) } }
+      if unquiet_at[spec[1] .. repetition] then record.cluster.state = state.phase_state(recovering) end
+      records[#records + 1] = record
+    end
+  end
+  return records
+end
+local quiet_comparison = compare.build(records_of {}, { by = "point", baseline = "base", metrics = { "iops" } })
+t.eq(quiet_comparison.rows[2].stats.iops.verdict, "faster", "compare: a quiet comparison's verdict as it was")
+t.eq(compare.unquiet_line(quiet_comparison), nil, "compare: no unquiet line")
+local unquiet_comparison = compare.build(records_of { tuned2 = true, base3 = true },
+  { by = "point", baseline = "base", metrics = { "iops" } })
+t.eq(unquiet_comparison.rows[2].stats.iops.verdict, "faster (unquiet: 2 of 6 phases)", "compare: the verdict says so")
+t.eq(unquiet_comparison.rows[2].stats.iops.unquiet.phases, 2, "compare: the count kept with the figures")
+t.eq(unquiet_comparison.unquiet, 2, "compare: the comparison's count")
+local printed = compare.lines(unquiet_comparison)
+t.eq(printed[#printed], "unquiet: 2 of 6 phases started while the cluster was not quiet (write base (1 of 3), " ..
+  "write tuned (1 of 3)); their figures may not compare (docs/cluster-state.md)", "compare: the line under the table")
+local found = false
+for _, line in ipairs(printed) do
+  if line:find("faster (unquiet: 2 of 6 phases)", 1, true) then found = true end
+end
+t.ok(found, "compare: the printed verdict carries the mention")
 
 return t.done()
