@@ -168,6 +168,14 @@ check_results "$work/unquiet" \
   'ph["write"]["cluster"]["state"]["start"]["osds"] == {"total": 3, "up": 3, "in": 2}' \
   'any(w.startswith("write rep: started while the cluster was not quiet") for w in d["warnings"])'
 
+checks=$((checks + 1))
+python3 - "$work/unquiet/phases.csv" <<'PY' || fail_check "phases.csv lacks the state columns: $(head -2 "$work/unquiet/phases.csv")"
+import csv, sys
+rows = {r["name"]: r for r in csv.DictReader(open(sys.argv[1]))}
+w = rows["write"]
+sys.exit(0 if w["state"] == "unquiet" and " pgs " in w["state_unquiet"] and w["state_health"].startswith("HEALTH_") else 1)
+PY
+
 # the comparison of the quiet run with this one says so
 run_cli 0 compare "$work/quiet" "$work/unquiet" --metric iops
 expect_stdout "^unquiet: 1 of 2 phases compared started while the cluster was not quiet: write rep in $work/unquiet \\(1 of 1\\); their figures may not compare"
