@@ -120,12 +120,12 @@ function M.classify(status, df, pools)
         unreported = unreported + count
         goto next_state
       end
-      local quiet = true
+      -- quiet: active and clean, with no other flag than a scrub's
+      local quiet = flags.active and flags.clean
       for flag in pairs(flags) do
         if not clean_flags[flag] and not scrub_flags[flag] then quiet = false end
       end
-      quiet = quiet and flags.active and flags.clean
-      if flags.active and flags.clean and quiet then pgs.active_clean = pgs.active_clean + count end
+      if quiet then pgs.active_clean = pgs.active_clean + count end
       if flags.scrubbing then activity.scrubbing = activity.scrubbing + count end
       if flags.deep then activity.deep = activity.deep + count end
       if any(flags, recovery_flags) then
