@@ -86,6 +86,11 @@ static const char run_usage_text[] =
     "                            CPU from this Prometheus (default: the dashboard's\n"
     "                            PROMETHEUS_API_HOST, if the cluster has one;\n"
     "                            docs/prometheus.md)\n"
+    "  --wait-clean DURATION     before each phase on a cluster, wait until its PGs are\n"
+    "                            active+clean (fail after DURATION; needs a mgr), as\n"
+    "                            wait_clean in the scenario (docs/cluster-state.md)\n"
+    "  --quiesce                 set noscrub and nodeep-scrub for the run, restored at the\n"
+    "                            end (as quiesce = true in the scenario)\n"
     "  -h, --help                with SCRIPT: list the scenario's parameters\n"
     "\n"
     "exit codes: 0 success; 1 the benchmark ran but reported failed ops; 2 script error,\n"
@@ -245,6 +250,18 @@ static int parse_run_args(lua_State *L, int argc, char **argv, const char **scri
         } else if (strcmp(arg, "--no-telemetry") == 0) {
             lua_pushboolean(L, 0);
             lua_setfield(L, -2, "telemetry");
+        } else if (strcmp(arg, "--quiesce") == 0) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, "quiesce");
+        } else if ((value = option_value(argc, argv, &i, NULL, "--wait-clean", &missing))) {
+            double seconds = 0;
+            char reason[256];
+            if (cm_parse_duration(value, &seconds, reason, sizeof reason) < 0 || !(seconds > 0))
+                return usage_error("--wait-clean expects a duration such as 60s or 2m (or a "
+                                   "number of seconds), more than 0, got '%s'",
+                                   value);
+            lua_pushnumber(L, seconds);
+            lua_setfield(L, -2, "wait_clean");
         } else if ((value = option_value(argc, argv, &i, "-p", "--param", &missing))) {
             if (strchr(value, '=') == NULL || value[0] == '=')
                 return usage_error("-p expects KEY=VALUE, got '%s'", value);

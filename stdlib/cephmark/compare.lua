@@ -160,6 +160,30 @@ local function keyed_values(cell, metric)
   return keyed
 end
 
+-- Whether a phase record started while the cluster was not quiet (its
+-- cluster.state.unquiet: cephmark.state, docs/cluster-state.md).
+function M.is_unquiet(record)
+  local state = type(record) == "table" and type(record.cluster) == "table" and record.cluster.state
+  return type(state) == "table" and type(state.unquiet) == "table" and #state.unquiet > 0
+end
+
+-- How many of the cells' phases started unquiet, of how many.
+local function unquiet_count(...)
+  local unquiet, total = 0, 0
+  for _, cell in pairs { ... } do
+    for _, record in ipairs(cell) do
+      total = total + 1
+      if M.is_unquiet(record) then unquiet = unquiet + 1 end
+    end
+  end
+  return unquiet, total
+end
+
+-- The mention a verdict carries when some of the phases behind it started unquiet.
+function M.unquiet_text(unquiet, total)
+  return string.format("(unquiet: %d of %d phase%s)", unquiet, total, total == 1 and "" or "s")
+end
+
 -- The verdict words of a metric: stats' for bandwidth, IOPS and latency; higher / lower
 -- for the others (counts, seconds).
 local function kind(metric)
@@ -184,6 +208,12 @@ function M.row_stats(cell, metric, base_cell, paired)
     entry.mde, entry.paired, entry.direction = change.mde, change.paired, change.direction
     entry.verdict = stats.verdict(change, kind(metric))
     entry.formatted = stats.format_change(change)
+  end
+  -- a change measured on a cluster that was not quiet says so in its verdict
+  local unquiet, total = unquiet_count(cell, base_cell or {})
+  if unquiet > 0 then
+    entry.unquiet = { phases = unquiet, of = total }
+    if entry.verdict then entry.verdict = entry.verdict .. " " .. M.unquiet_text(unquiet, total) end
   end
   return entry
 end
@@ -383,7 +413,7 @@ function M.build(records, spec)
     if key ~= baseline then ordered[#ordered + 1] = key end
   end
 
-  local comparison = { by = by, baseline = baseline, title = spec.title, metrics = json.array(),
+  local comparison = { by = by, baseline = baseline, title = spec.title, unquiet = 0, metrics = json.array(),
     phases = json.array(), rows = json.array(), repetitions = 1, best = json.array() }
   for i, metric in ipairs(metrics) do comparison.metrics[i] = metric end
   for i, name in ipairs(phase_names) do comparison.phases[i] = name end
@@ -411,8 +441,12 @@ function M.build(records, spec)
         end
         local pooled = pooled_latency(cell)
         if pooled then row.pooled = pooled end
+        local unquiet = unquiet_count(cell)
+        if unquiet > 0 then row.unquiet = unquiet end
         comparison.rows[#comparison.rows + 1] = row
         phase_rows[#phase_rows + 1] = row
+        comparison.phase_count = (comparison.phase_count or 0) + #cell
+        comparison.unquiet = (comparison.unquiet or 0) + (row.unquiet or 0)
       end
     end
     for _, metric in ipairs(metrics) do
@@ -717,7 +751,25 @@ function M.lines(comparison)
   local single = (comparison.repetitions or 1) <= 1
   local lines = single and single_lines(comparison) or repeated_lines(comparison)
   for _, line in ipairs(best_lines(comparison, single)) do lines[#lines + 1] = line end
+  local unquiet_line = M.unquiet_line(comparison)
+  if unquiet_line then lines[#lines + 1] = unquiet_line end
   return lines
+end
+
+-- The line under a comparison some of whose phases started while the cluster was not
+-- quiet: how many, and which rows.
+function M.unquiet_line(comparison)
+  if (comparison.unquiet or 0) == 0 then return nil end
+  local where = {}
+  for _, row in ipairs(comparison.rows or {}) do
+    if (row.unquiet or 0) > 0 then
+      where[#where + 1] = string.format("%s %s%s", row.phase, row.variant,
+        row.n > 1 and string.format(" (%d of %d)", row.unquiet, row.n) or "")
+    end
+  end
+  return string.format("unquiet: %d of %d phases started while the cluster was not quiet (%s); their figures " ..
+    "may not compare (docs/cluster-state.md)", comparison.unquiet, comparison.phase_count or 0,
+    table.concat(where, ", "))
 end
 
 -- The standing of a row's variant among its phase's for a metric: "best", "as good" (within

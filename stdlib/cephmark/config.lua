@@ -5,6 +5,9 @@
 -- explicit value back, or removes the setting when there was none, so the cluster ends
 -- exactly as it was, not with a default written in as if an operator had chosen it.
 -- Scenarios call restore from their finally path, so errors and SIGINT restore too.
+-- OSD map flags (noscrub, nodeep-scrub: a run's `quiesce`) go the same way: the flag is
+-- set only when it was not, and only a flag this session set is unset again, so an
+-- operator's own flag stays as it was.
 -- Option names are checked against the monitors before anything is set (`config help`,
 -- and `config ls` for "did you mean"), each answer asked once per session.
 
@@ -27,7 +30,7 @@ Session.__index = Session
 -- (called only when an option is first touched), log(line) reports each change.
 function M.session(get_cluster, log)
   return setmetatable({ get_cluster = get_cluster, log = log or function() end, changes = {},
-    active = {} }, Session)
+    active = {}, flags = {} }, Session)
 end
 
 local function command(cluster, cmd)
@@ -214,6 +217,34 @@ function Session:set(who, name, value)
   return now
 end
 
+-- Whether the OSD map has a flag set (`osd dump`'s comma-separated flags).
+function Session:flag_set(flag)
+  local dump, err = command(self.get_cluster(), { prefix = "osd dump" })
+  if type(dump) ~= "table" then return nil, err or "no OSD map" end
+  return ("," .. tostring(dump.flags or "") .. ","):find("," .. flag .. ",", 1, true) ~= nil
+end
+
+-- set_flag(flag): an OSD map flag set for the rest of the session (`osd set FLAG`); a flag
+-- already set is left alone, and left set by restore.
+function Session:set_flag(flag)
+  for _, entry in ipairs(self.flags) do
+    if entry.flag == flag then return end
+  end
+  local was_set, err = self:flag_set(flag)
+  if was_set == nil then sys.fail(string.format("osd flag %s: cannot read the OSD map: %s", flag, tostring(err))) end
+  local entry = { flag = flag, was_set = was_set, set = false }
+  -- recorded before the change, so an interrupt right after it still unsets it
+  self.flags[#self.flags + 1] = entry
+  if was_set then
+    self.log(string.format("osd flag %s: already set before this run (left set)", flag))
+    return
+  end
+  entry.set = true
+  local ok, serr = command(self.get_cluster(), { prefix = "osd set", key = flag })
+  if not ok then sys.fail(string.format("osd flag %s: cannot set it: %s", flag, tostring(serr))) end
+  self.log(string.format("osd flag %s set (it was not; unset at the end)", flag))
+end
+
 local function is_interrupt(err)
   local message, code = sys.error_info(err)
   return code == sys.EXIT_INTERRUPTED and message == "interrupted"
@@ -260,8 +291,43 @@ function Session:restore(only)
       end
     end
   end
+  if only == nil then self:restore_flags(errors) end
   if #errors > 0 then return false, errors end
   return true
+end
+
+-- Unsets the flags this session set (newest first), adding failures to errors.
+function Session:restore_flags(errors)
+  for i = #self.flags, 1, -1 do
+    local entry = self.flags[i]
+    if entry.set and not entry.restored then
+      local ok, err = M.attempt(function()
+        local done, cerr = command(self.get_cluster(), { prefix = "osd unset", key = entry.flag })
+        if not done then error(cerr, 0) end
+      end)
+      entry.restored = ok
+      if ok then
+        self.log(string.format("osd flag %s unset (restored)", entry.flag))
+      else
+        entry.restore_error = tostring((sys.error_info(err)))
+        errors[#errors + 1] = string.format("cannot unset osd flag %s (set by this run): %s", entry.flag,
+          entry.restore_error)
+      end
+    end
+  end
+end
+
+-- What results record of the flags: each, whether it was set before, whether this run
+-- set it and unset it again; nil when no flag was touched.
+function Session:describe_flags()
+  if #self.flags == 0 then return nil end
+  local json = require "cephmark.json"
+  local out = json.array()
+  for i, entry in ipairs(self.flags) do
+    out[i] = { flag = entry.flag, was_set = entry.was_set, set_by_run = entry.set,
+      restored = entry.set and (entry.restored or false) or nil, restore_error = entry.restore_error }
+  end
+  return out
 end
 
 -- What results record: each option changed, how it was, what it was set to, and whether

@@ -173,6 +173,15 @@ function M.phases_csv(phases)
   if osd_seen then
     for _, c in ipairs(osd_columns) do columns[#columns + 1] = "osd_" .. c end
   end
+  -- the cluster's state at the phase's start (cluster.state, cephmark.state): quiet or
+  -- unquiet, the reasons joined by "; ", the health status
+  local state_seen = false
+  for _, phase in ipairs(phases) do
+    if type(phase.cluster) == "table" and type(phase.cluster.state) == "table" then state_seen = true end
+  end
+  if state_seen then
+    for _, c in ipairs { "state", "state_unquiet", "state_health" } do columns[#columns + 1] = c end
+  end
   local rows = {}
   for _, phase in ipairs(phases) do
     local result = phase.result or {}
@@ -192,6 +201,12 @@ function M.phases_csv(phases)
       row.osd_missing = type(osd.missing) == "table" and #osd.missing or nil
       local outlier = type(osd.outliers) == "table" and osd.outliers[1]
       row.osd_outlier = type(outlier) == "table" and outlier.osd and ("osd." .. tostring(outlier.osd)) or nil
+    end
+    local state = type(phase.cluster) == "table" and phase.cluster.state
+    if type(state) == "table" and state.quiet ~= nil then
+      row.state = state.quiet and "quiet" or "unquiet"
+      row.state_unquiet = type(state.unquiet) == "table" and table.concat(state.unquiet, "; ") or nil
+      row.state_health = type(state.start) == "table" and state.start.health or nil
     end
     rows[#rows + 1] = row
   end

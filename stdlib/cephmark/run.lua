@@ -63,6 +63,8 @@ function M.main(opts)
     yes = opts.yes,
     telemetry = opts.telemetry,
     prometheus = opts.prometheus,
+    wait_clean = opts.wait_clean,
+    quiesce = opts.quiesce,
     repeats = opts.repeats,
     order = opts.order,
     order_seed = opts.order_seed,

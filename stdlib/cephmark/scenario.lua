@@ -15,6 +15,7 @@ local params = require "cephmark.params"
 local prometheus = require "cephmark.prometheus"
 local repeats = require "cephmark.repeats"
 local results = require "cephmark.results"
+local state = require "cephmark.state"
 local sweep = require "cephmark.sweep"
 local sys = require "cephmark.sys"
 local telemetry = require "cephmark.telemetry"
@@ -219,7 +220,8 @@ local function check_pools(pools, scenario_name, site)
 end
 
 local scenario_fields = { name = true, description = true, params = true, pools = true, run = true,
-  hooks = true, repeats = true, order = true, telemetry = true, prometheus = true }
+  hooks = true, repeats = true, order = true, telemetry = true, prometheus = true, wait_clean = true,
+  quiesce = true }
 
 -- Where a scenario is defined when cm.scenario was tail-called (`return cm.scenario {`):
 -- the file of its run function or params (else the script being run), and the line
@@ -264,6 +266,18 @@ local function definition_site(spec)
   return { file = file, line = first or 0 }
 end
 
+-- wait_clean as a scenario or `run --wait-clean` gives it: a duration ("60s", "2m") or a
+-- number of seconds, more than 0 -> seconds; fail(message) otherwise.
+function M.check_wait_clean(value, fail)
+  local seconds
+  if type(value) == "number" or type(value) == "string" then seconds = sys.parse_duration(value) end
+  if type(seconds) ~= "number" or not (seconds > 0) or seconds == math.huge then
+    fail("wait_clean must be a duration such as \"60s\" or \"2m\" (or a number of seconds), more than 0, got " ..
+      params.show(value))
+  end
+  return seconds
+end
+
 -- define(spec, site) -> scenario; everything that can be checked before running is
 -- checked here, with the scenario file and line in the message. site is nil when the
 -- caller's line is unknown (a tail call).
@@ -275,7 +289,7 @@ function M.define(spec, site)
   end
   for key in pairs(spec) do
     if not scenario_fields[key] then
-      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, order, params, pools, prometheus, repeats, run, telemetry)",
+      fail_at(site, string.format("cm.scenario: unknown field '%s' (fields: description, hooks, name, order, params, pools, prometheus, quiesce, repeats, run, telemetry, wait_clean)",
         tostring(key)))
     end
   end
@@ -292,6 +306,13 @@ function M.define(spec, site)
   end
   if spec.prometheus ~= nil and spec.prometheus ~= false and not prometheus.check_url(spec.prometheus) then
     fail_at(site, prometheus.url_refusal("cm.scenario: prometheus", spec.prometheus) .. " (or false: no Prometheus)")
+  end
+  local wait_clean = spec.wait_clean ~= nil and M.check_wait_clean(spec.wait_clean, function(message)
+    fail_at(site, "cm.scenario: " .. message)
+  end) or nil
+  if spec.quiesce ~= nil and type(spec.quiesce) ~= "boolean" then
+    fail_at(site, "cm.scenario: quiesce must be true or false (noscrub and nodeep-scrub set for the run), got " ..
+      params.show(spec.quiesce))
   end
   if type(spec.name) ~= "string" or not spec.name:match("^[%w][%w._-]*$") then
     fail_at(site, "cm.scenario: name must be a word of letters, digits, '.', '_' or '-' (it names pools and the results folder), got " ..
@@ -331,6 +352,8 @@ function M.define(spec, site)
     order = spec.order or repeats.INTERLEAVED,
     telemetry = spec.telemetry ~= false,
     prometheus = spec.prometheus,
+    wait_clean = wait_clean,
+    quiesce = spec.quiesce == true,
   }, Scenario)
   if type(spec.pools) == "function" then
     self.pools_function = spec.pools
@@ -606,11 +629,23 @@ function Run:create_pools()
         describe_pool_spec(pool.spec), pool.spec.pg_num or 8))
     end
     pool.info = cluster:pool_info(pool.name)
+    self:note_autoscale(pool)
     if pool.info and pool.info.erasure_code_profile and pool.info.erasure_code_profile ~= "" then
       local profile = cluster:mon_command { prefix = "osd erasure-code-profile get",
         name = pool.info.erasure_code_profile }
       if type(profile) == "table" then pool.erasure_code_profile = profile end
     end
+  end
+end
+
+-- The pool's PG autoscaler mode for results: off for the pools this run created
+-- (pool_create); a pool it did not create keeps its own, with a warning when it is on.
+function Run:note_autoscale(pool)
+  pool.pg_autoscale_mode = type(pool.info) == "table" and pool.info.pg_autoscale_mode or nil
+  if pool.created == false and pool.pg_autoscale_mode == "on" then
+    self:warn(string.format("pool %s: the PG autoscaler is on for %s (a pool this run did not create, left as " ..
+      "it is): pg_num may change during the run, and a comparison across such a change means little",
+      pool.label, pool.name))
   end
 end
 
@@ -635,6 +670,7 @@ function Run:execute()
         control_pool = self.context.monitors.control_pool })
     end
     self:create_pools()
+    if self.context.quiesce or self.scenario.quiesce then self:quiesce_cluster() end
     self.reached_run = true
     -- a run killed before its first phase ends still leaves a folder that says what it was
     self:save(false)
@@ -956,6 +992,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   local telemetry_on = self.scenario.telemetry and self.context.telemetry ~= false
   local on_cluster = self.next_on_cluster
   self.next_on_cluster = nil
+  local cluster_state = self:state_before(record, pool_label, on_cluster, telemetry_on)
   local counters_before = pool_label and self:telemetry_before() or nil
   -- with --monitors, each OSD host's readings (monitor.lua), around this host's own
   local hosts_before = on_cluster and self.monitors and self.monitors:phase_start(record.index) or nil
@@ -970,6 +1007,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   local hosts = hosts_before and not sys.interrupted() and
     self.monitors:phase_end(hosts_before, is_bench_result(result) and result or nil) or nil
   self.current_record = nil
+  if cluster_state and not sys.interrupted() then self.state_watcher:after(cluster_state) end
   if counters_before and not sys.interrupted() then
     local osd = self.telemetry:guarded(self.telemetry.after, counters_before)
     if osd then
@@ -1023,6 +1061,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
       for _, line in ipairs(monitor.summary_lines(hosts)) do say(line) end
     end
   end
+  if cluster_state and report ~= "rados-bench" then say(state.summary_line(cluster_state)) end
   if is_bench_result(result) and type(result.gave_up) == "string" then
     -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
     record.error = result.gave_up
@@ -1063,6 +1102,41 @@ function Run:telemetry_before()
     }
   end
   return self.telemetry:guarded(self.telemetry.before)
+end
+
+-- The cluster's state before a phase on a cluster (cephmark.state): the wait for a quiet
+-- cluster with wait_clean, then the phase's `cluster.state` with its start reading (nil
+-- when telemetry is off). A phase not on a pool (an image, a gateway) reads it through
+-- the run's connection only when the run has one, unless wait_clean asks for it.
+function Run:state_before(record, pool_label, on_cluster, recorded)
+  local wait_clean = self.context.wait_clean or self.scenario.wait_clean
+  if not pool_label and not (on_cluster and (self.cluster_handle or wait_clean)) then return nil end
+  if not recorded and not wait_clean then return nil end
+  if not self.state_watcher then
+    self.state_watcher = state.watcher { cluster = function() return self:cluster() end,
+      pools = function()
+        local names = {}
+        for _, pool in ipairs(self.pools) do
+          if pool.created ~= nil and not pool.deleted then names[#names + 1] = pool.name end
+        end
+        return names
+      end,
+      warn = function(message) self:warn(message) end, say = say, wait_clean = wait_clean, record = recorded }
+  end
+  local phase = self.state_watcher:before(phase_title(record))
+  if not phase then return nil end
+  phase.quiesced = self.quiesced
+  record.cluster = record.cluster or {}
+  record.cluster.state = phase
+  return phase
+end
+
+-- quiesce: no new scrubs for the run (CBT's disable_scrub), through the config session so
+-- that the flags are put back as they were wherever the run ends.
+function Run:quiesce_cluster()
+  self:cluster()
+  for _, flag in ipairs(state.QUIESCE_FLAGS) do self.config:set_flag(flag) end
+  self.quiesced = true
 end
 
 -- fio's rw= words, for the targets that take an I/O type and a pattern (rbd images, disks)
@@ -1838,7 +1912,8 @@ function Run:document(complete, progress)
   for i, pool in ipairs(self.pools) do
     pools[i] = { label = pool.label, name = pool.name, spec = plain(pool.spec), created = pool.created or false,
       reused = pool.created == false or nil, kept = pool.kept, deleted = pool.deleted or false,
-      info = plain(pool.info), erasure_code_profile = plain(pool.erasure_code_profile) }
+      info = plain(pool.info), erasure_code_profile = plain(pool.erasure_code_profile),
+      pg_autoscale_mode = pool.pg_autoscale_mode }
   end
   local phases, sweeps, comparisons, orders
   if not progress then
@@ -1874,6 +1949,8 @@ function Run:document(complete, progress)
     cluster = self.facts,
     pools = pools,
     config = self.config:describe(),
+    quiesce = self.config:describe_flags(),
+    wait_clean = self.context.wait_clean or self.scenario.wait_clean,
     sweeps = sweeps,
     phases = phases,
     comparisons = comparisons,

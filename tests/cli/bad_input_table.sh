@@ -52,6 +52,9 @@ printf '%s{name="x", params={t=require("cephmark").integer("a")}, run=function()
 printf '%s{name="x", hooks={on_phase=print}, run=function() end}\n' "$scenario" >"$W/n15.lua"
 printf '%s{name="x", colour="red", run=function() end}\n' "$scenario" >"$W/n16.lua"
 printf '%s{name="x", telemetry="off", run=function() end}\n' "$scenario" >"$W/n16t.lua"
+printf '%s{name="x", wait_clean="soon", run=function() end}\n' "$scenario" >"$W/n16w.lua"
+printf '%s{name="x", wait_clean=0, run=function() end}\n' "$scenario" >"$W/n16z.lua"
+printf '%s{name="x", quiesce="yes", run=function() end}\n' "$scenario" >"$W/n16q.lua"
 printf '%s{name="x", params={r=require("cephmark").number(1e309)}, run=function() end}\n' "$scenario" >"$W/n17.lua"
 # repetitions: the scenario's repeats and order fields, checked where it is defined
 printf '%s{name="x", repeats=0, run=function() end}\n' "$scenario" >"$W/rp1.lua"

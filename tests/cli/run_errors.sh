@@ -11,6 +11,8 @@ run_cli 0 --help
 expect_stdout '^  run SCRIPT \[options\]'
 run_cli 0 help run
 expect_stdout '^usage: cephmark run SCRIPT'
+expect_stdout '^  --wait-clean DURATION +before each phase on a cluster, wait until its PGs are$'
+expect_stdout '^  --quiesce +set noscrub and nodeep-scrub for the run, restored at the$'
 run_cli 2 frobnicate
 expect_stderr_line "cephmark: unknown command 'frobnicate' (see \`cephmark --help\`)"
 

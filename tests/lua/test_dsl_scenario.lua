@@ -41,7 +41,7 @@ t.eq(message_of(tail_called), string.format("%s:%d: pool 'ec': an erasure-coded 
 local l = line(); local missing_run = message_of(function() local s = cm.scenario { name = "x" }; return s end)
 t.eq(missing_run, string.format("%s:%d: scenario 'x' needs run = function(s, p) ... end, got nothing", here, l), "no run function")
 l = line(); local unknown = message_of(function() local s = cm.scenario { name = "x", run = print, phases = {} }; return s end)
-t.eq(unknown, string.format("%s:%d: cm.scenario: unknown field 'phases' (fields: description, hooks, name, order, params, pools, prometheus, repeats, run, telemetry)", here, l),
+t.eq(unknown, string.format("%s:%d: cm.scenario: unknown field 'phases' (fields: description, hooks, name, order, params, pools, prometheus, quiesce, repeats, run, telemetry, wait_clean)", here, l),
   "an unknown field")
 l = line(); local bad_name = message_of(function() local s = cm.scenario { name = "two words", run = print }; return s end)
 t.eq(bad_name, string.format("%s:%d: cm.scenario: name must be a word of letters, digits, '.', '_' or '-' (it names pools and the results folder), got 'two words'", here, l),

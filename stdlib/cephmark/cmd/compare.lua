@@ -333,6 +333,26 @@ function M.run(base_dir, new_dir, options)
   for _, line in ipairs(compare.aligned_lines(spec_columns, rows)) do print(line) end
   print("[ ]: 95 % intervals; change: new against base, unpaired (Welch: the repetitions of two runs do not pair); " ..
     "detectable: the smallest change these repetitions detect 80 % of the time at the spread seen")
+  -- phases that started while the cluster was not quiet (their verdicts say so too)
+  local unquiet, compared, unquiet_where = 0, 0, {}
+  for _, base_cell in ipairs(common) do
+    for _, side in ipairs { { base_dir, base_cell }, { new_dir, new_by_key[base_cell.key] } } do
+      local count = 0
+      for _, record in ipairs(side[2]) do
+        compared = compared + 1
+        if compare.is_unquiet(record) then count = count + 1 end
+      end
+      if count > 0 then
+        unquiet = unquiet + count
+        unquiet_where[#unquiet_where + 1] = string.format("%s %s in %s (%d of %d)", base_cell.phase, base_cell.variant,
+          side[1], count, #side[2])
+      end
+    end
+  end
+  if unquiet > 0 then
+    print(string.format("unquiet: %d of %d phases compared started while the cluster was not quiet: %s; their " ..
+      "figures may not compare (docs/cluster-state.md)", unquiet, compared, table.concat(unquiet_where, ", ")))
+  end
   local base_only = only_in(base_list, new_by_key, labels_of(new_list))
   local new_only = only_in(new_list, base_by_key, labels_of(base_list))
   if #base_only > 0 or #new_only > 0 then

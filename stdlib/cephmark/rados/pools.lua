@@ -87,6 +87,20 @@ local function pool_set(cluster, name, var, value)
   return command(cluster, { prefix = "osd pool set", pool = name, var = var, val = tostring(value) })
 end
 
+-- `osd pool create` with the PG autoscaler off from the start: an autoscaler changing
+-- pg_num in the middle of a comparison makes it meaningless. Monitors older than the
+-- create's autoscale_mode argument refuse it as invalid; they get the create without it
+-- (pool_create then sets the mode).
+local function create_pool(cluster, create)
+  create.autoscale_mode = "off"
+  local ok, err, code = command(cluster, create)
+  if not ok and code == -22 and not cluster:pool_exists(create.pool) then
+    create.autoscale_mode = nil
+    ok, err, code = command(cluster, create)
+  end
+  return ok, err, code
+end
+
 -- Size 1 keeps a single copy. The mon refuses it unless the operator has set
 -- mon_allow_pool_size_one (cephmark never sets it: that is the operator's decision), and then
 -- still wants yes_i_really_mean_it, which a pool spec saying size = 1 does mean.
@@ -123,7 +137,9 @@ return function(methods)
 
   -- cluster:pool_create{name=, type="replicated"|"erasure", size=, min_size=, pg_num=,
   --   k=, m=, crush_failure_domain="osd"|"host"|..., application="cephmark", owner=}
-  --   -> {name=, type=, profile=, profile_created=, owner=} | nil, message, code [, holder]
+  --   -> {name=, type=, profile=, profile_created=, owner=, pg_autoscale_mode = "off"}
+  --   | nil, message, code [, holder]
+  -- The PG autoscaler is off for the pool from its creation.
   -- Refuses, before touching the cluster, a pool its OSDs could never place. The pool is
   -- claimed with an owner record (owner: the record's fields, default this process, with
   -- keep = 1 unless owner says keep = 0: only a pool its creator means to delete becomes a
@@ -184,7 +200,7 @@ return function(methods)
       create.pool_type = "replicated"
       -- size 1 is set after the create, where the refusal gets its own message
       if size > 1 then create.size = size end
-      local ok, cerr, ccode = command(self, create)
+      local ok, cerr, ccode = create_pool(self, create)
       if not ok then return nil, cerr, ccode end
       local holder
       handle, cerr, ccode, holder = claim_created()
@@ -227,7 +243,7 @@ return function(methods)
       end
       create.pool_type = "erasure"
       create.erasure_code_profile = profile
-      ok, perr, pcode = command(self, create)
+      ok, perr, pcode = create_pool(self, create)
       if not ok then
         -- another run may have created the pool with this profile meanwhile: only a
         -- profile nothing uses is removed
@@ -252,9 +268,12 @@ return function(methods)
     -- the tag finds the pool without reading objects (`cephmark cleanup --leftovers`)
     command(self, { prefix = "osd pool application set", pool = name, app = app,
       key = owner.TAG, value = tostring(fields.run_id) })
+    -- set again, for monitors that took the create without it; a cluster without the
+    -- autoscaler (before Nautilus) has none to turn off
+    local autoscale_off = pool_set(self, name, "pg_autoscale_mode", "off")
     self:wait_for_latest_osdmap()
     return { name = name, type = kind, profile = profile, profile_created = profile_created,
-      owner = fields }
+      owner = fields, pg_autoscale_mode = autoscale_off and "off" or nil }
   end
 
   -- cluster:pool_owner(name) -> the owner record of a pool cephmark created (a table of
