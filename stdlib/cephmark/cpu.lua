@@ -137,9 +137,9 @@ function M.format(seconds)
   return text .. " " .. unit
 end
 
--- The summary's line: `    cpu/op: client 45.2 µs, osds 410 µs (3 ceph-osd), mon 12.0 µs`;
+-- The phase line's part: `cpu/op: client 45.2 µs, osds 410 µs (3 ceph-osd), mon 12.0 µs`;
 -- the daemons only when ceph-osd processes were found. nil when there is nothing to say.
-function M.summary_line(cpu)
+function M.summary_text(cpu)
   if type(cpu) ~= "table" then return nil end
   local parts = {}
   if cpu.client_per_op then parts[#parts + 1] = "client " .. M.format(cpu.client_per_op) end
@@ -157,7 +157,7 @@ function M.summary_line(cpu)
     end
   end
   if #parts == 0 then return nil end
-  return "    cpu/op: " .. table.concat(parts, ", ")
+  return "cpu/op: " .. table.concat(parts, ", ")
 end
 
 return M

@@ -224,8 +224,8 @@ function M.word(state)
   return text
 end
 
-function M.summary_line(state)
-  return "    state: " .. M.word(state)
+function M.summary_text(state)
+  return "state: " .. M.word(state)
 end
 
 -- A reading of the cluster through a connection: `status`, and `df` when pools are named

@@ -176,8 +176,9 @@ local function format_latency(seconds)
   return string.format("%.3g ms", seconds * 1000)
 end
 
--- The summary line's words for a `cluster.osd` table.
-function M.summary_line(osd)
+-- The phase line's `osd:` part for a `cluster.osd` table (scenario.lua joins it with the
+-- CPU and state parts into one line).
+function M.summary_text(osd)
   local parts = {}
   local reads = (osd.op_r or 0) > (osd.op_w or 0)
   local kind = reads and "op_r" or "op_w"
@@ -203,7 +204,7 @@ function M.summary_line(osd)
   for _, entry in ipairs(osd.missing or {}) do
     parts[#parts + 1] = string.format("osd.%d missing", entry.osd)
   end
-  return "    osd: " .. table.concat(parts, "; ")
+  return "osd: " .. table.concat(parts, "; ")
 end
 
 -------------------------------------------------------------------------------------------

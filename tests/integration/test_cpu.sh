@@ -49,8 +49,8 @@ done
 
 # 1. telemetry on (the default)
 run_cli 0 run "$work/cpu-true.lua" -o "$work/on"
-expect_stdout '^    cpu/op: client [0-9.]+ (µs|ms), osds [0-9.]+ (µs|ms) \(3 ceph-osd\), mon [0-9.]+ (µs|ms)'
-n=$(grep -c '^    cpu/op:' "$out_file")
+expect_stdout '(^    | · )cpu/op: client [0-9.]+ (µs|ms), osds [0-9.]+ (µs|ms) \(3 ceph-osd\), mon [0-9.]+ (µs|ms)'
+n=$(grep -cE '(^    | · )cpu/op:' "$out_file")
 checks=$((checks + 1))
 [ "$n" = 4 ] || { failures=$((failures + 1)); echo "FAIL: $n cpu/op lines, expected 4 (two writes, two cleanups; none for the null phase)"; }
 json_check "$work/on" 'cpu(1).osd_per_op > 0 and cpu(2).osd_per_op > 0' "the OSDs' CPU per op of each write is > 0"

@@ -67,8 +67,10 @@ run_cli 0 run "$work/telemetry.lua" -p progress=false -o "$work/on"
 # (an OSD that the machine's load happened to slow may be named: a true outlier, whatever
 # its cause, so the line may end with one)
 outlier='(; outlier osd\.[0-9] [0-9.]+ m?s \(peers [0-9.]+ m?s\))?'
-expect_stdout "^    osd: op_w [0-9.]+ m?s \\(process [0-9.]+ m?s, subop_w [0-9.]+ m?s\\) over [0-9]+ ops on 3 OSDs$outlier\$"
-expect_stdout "^    osd: op_r [0-9.]+ m?s \\(process [0-9.]+ m?s\\) over [0-9]+ ops on 3 OSDs$outlier\$"
+expect_stdout "^    osd: op_w [0-9.]+ m?s \\(process [0-9.]+ m?s, subop_w [0-9.]+ m?s\\) over [0-9]+ ops on 3 OSDs$outlier( · .*)?\$"
+expect_stdout "^    osd: op_r [0-9.]+ m?s \\(process [0-9.]+ m?s\\) over [0-9]+ ops on 3 OSDs$outlier( · .*)?\$"
+# one line holds the phase's cluster side: the OSDs, CPU per op and the state
+expect_stdout '^    osd: op_w .+ · cpu/op: client [0-9.]+ (µs|ms), osds [0-9.]+ (µs|ms) \(3 ceph-osd\).* · state: (quiet|unquiet)'
 check_results "$work/on" \
   'all(p["cluster"]["osd"]["scope"] == "all client ops on these OSDs during the phase" for p in d["phases"])' \
   'all(p["cluster"]["osd"]["osds"] == 3 and p["cluster"]["osd"]["missing"] == [] for p in d["phases"])' \
@@ -125,7 +127,7 @@ return cm.scenario {
 EOF
 config_before=$(ceph config dump 2>/dev/null | md5sum)
 run_cli 0 run "$work/slow.lua" -p progress=false -o "$work/slow"
-expect_stdout '^    osd: op_r [0-9.]+ m?s .* over [0-9]+ ops on 3 OSDs; outlier osd\.2 [0-9.]+ m?s \(peers [0-9.]+ m?s\)$'
+expect_stdout '^    osd: op_r [0-9.]+ m?s .* over [0-9]+ ops on 3 OSDs; outlier osd\.2 [0-9.]+ m?s \(peers [0-9.]+ m?s\)( · .*)?$'
 check_results "$work/slow" '[o["osd"] for o in ph["seq"]["cluster"]["osd"]["outliers"]] == [2]' \
   'ph["seq"]["cluster"]["osd"]["outliers"][0]["counter"] == "op_r_latency"' \
   'ph["seq"]["cluster"]["osd"]["outliers"][0]["latency"] > 2 * ph["seq"]["cluster"]["osd"]["outliers"][0]["peers_median"]' \
@@ -156,7 +158,7 @@ stopped_pid=$pid
 run_cli 0 run "$work/stall.lua" -p progress=false -o "$work/stall"
 kill -CONT "$pid" 2>/dev/null
 stopped_pid=
-expect_stdout '^    osd: op_w [0-9.]+ m?s .* on 2 OSDs; osd\.2 missing$'
+expect_stdout '^    osd: op_w [0-9.]+ m?s .* on 2 OSDs; osd\.2 missing( · .*)?$'
 check_results "$work/stall" 'ph["write"]["status"] == "ok" and ph["write"]["result"]["ops"] == 100' \
   'ph["write"]["cluster"]["osd"]["missing"] == [{"osd": 2, "reason": "no answer within 2 s"}]' \
   'ph["write"]["cluster"]["osd"]["osds"] == 2' "$nonneg"
@@ -165,7 +167,7 @@ check_results "$work/stall" 'ph["write"]["status"] == "ok" and ph["write"]["resu
 bluestore_cluster="${CEPHMARK_BUILD_DIR:-$work}/telemetry-bluestore-cluster"
 run_cli 0 cluster up --dir "$bluestore_cluster" --bluestore --quiet
 CEPH_CONF="$bluestore_cluster/ceph.conf" run_cli 0 run "$work/telemetry.lua" -p progress=false -o "$work/bluestore"
-expect_stdout "^    osd: op_w [0-9.]+ m?s \\(process [0-9.]+ m?s, subop_w [0-9.]+ m?s, commit [0-9.]+ m?s\\) over [0-9]+ ops on 3 OSDs$outlier\$"
+expect_stdout "^    osd: op_w [0-9.]+ m?s \\(process [0-9.]+ m?s, subop_w [0-9.]+ m?s, commit [0-9.]+ m?s\\) over [0-9]+ ops on 3 OSDs$outlier( · .*)?\$"
 check_results "$work/bluestore" "$nonneg" \
   "$ops <= ph['write']['cluster']['osd']['op_w'] <= $ops + 25" \
   "$ops <= ph['seq']['cluster']['osd']['op_r'] <= $ops + 25" \

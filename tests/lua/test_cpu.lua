@@ -84,7 +84,7 @@ local restarted_ok, restarted_err = pcall(function()
   t.eq(figures.daemons["osd.9"].restarted, true, "a new process under the same name: restarted")
   t.ok(figures.daemons["osd.9"].seconds <= after["osd.9"].cpu, "counted from its own start only")
   t.eq(figures.osds, 1, "one ceph-osd")
-  t.match(cpu.summary_line(figures), "%(1 ceph%-osd, 1 restarted%)", "the line says so")
+  t.match(cpu.summary_text(figures), "%(1 ceph%-osd, 1 restarted%)", "the line says so")
 end)
 for _, pid in ipairs(fake_pids) do sys.kill(pid, "KILL") end
 os.remove(fake)
@@ -127,15 +127,15 @@ t.near(figures.osd_per_op, 3e-3, 1e-12, "osd per op")
 t.eq(figures.kinds["ceph-osd"].restarted, 1, "one OSD restarted")
 t.near(figures.kinds["ceph-mon"].per_op, 40e-6, 1e-12, "mon per op")
 t.near(figures.mib_per_osd_cpu_second, 1000 * 4096 / 1048576 / 3.0, 1e-9, "MiB per OSD CPU-second")
-t.eq(cpu.summary_line(figures),
-  "    cpu/op: client 40.0 µs, osds 3.00 ms (3 ceph-osd, 1 restarted), mon 40.0 µs, mgr 200 µs",
+t.eq(cpu.summary_text(figures),
+  "cpu/op: client 40.0 µs, osds 3.00 ms (3 ceph-osd, 1 restarted), mon 40.0 µs, mgr 200 µs",
   "the summary line (a kind whose only daemon went away is not named)")
 
 -- no OSD found: the client only, no daemon figures in the line
 local no_osds = cpu.phase({ ["mon.a"] = before["mon.a"] }, { ["mon.a"] = after["mon.a"] },
   { user = 0.001, system = 0, ops = 10, bytes = 0 })
 t.eq(no_osds.osd_per_op, nil, "no OSD: no osd_per_op")
-t.eq(cpu.summary_line(no_osds), "    cpu/op: client 100 µs", "no OSD: the client only")
+t.eq(cpu.summary_text(no_osds), "cpu/op: client 100 µs", "no OSD: the client only")
 t.eq(cpu.phase(nil, nil, nil), nil, "nothing measured: no table")
 t.match(cpu.phase({ ["osd.0"] = { comm = "ceph-osd", pid = 1, cpu = "x", start = 1 } },
   { ["osd.0"] = { comm = "ceph-osd", pid = 1, cpu = 2, start = 1 } }, nil).missing, ".",

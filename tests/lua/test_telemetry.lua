@@ -42,7 +42,7 @@ t.eq(#osd.per_osd, 2, "one entry per OSD")
 t.near(osd.per_osd[2].op_w_latency, 0.003, 1e-12, "per OSD average")
 t.eq(osd.missing[1].osd, 2, "the missing OSD")
 t.eq(osd.scope, "all client ops on these OSDs during the phase", "scope said in results")
-t.eq(telemetry.summary_line(osd), "    osd: op_w 2.5 ms over 400 ops on 2 OSDs; osd.2 missing", "summary line")
+t.eq(telemetry.summary_text(osd), "osd: op_w 2.5 ms over 400 ops on 2 OSDs; osd.2 missing", "summary line")
 
 -- outliers: more than twice the median of its peers, with enough ops
 local deltas = { [0] = osd_delta(100, 0.002), [1] = osd_delta(100, 0.0021), [2] = osd_delta(100, 0.0019),
@@ -58,13 +58,13 @@ t.eq(#telemetry.outliers(deltas, "op_w_latency"), 0, "under twice the median is 
 t.eq(#telemetry.outliers({ [0] = osd_delta(100, 0.001), [1] = osd_delta(100, 0.009) }, "op_w_latency"), 0,
   "two OSDs: no majority to compare with")
 deltas[3] = osd_delta(100, 0.0090)
-local line = telemetry.summary_line(telemetry.summarize(deltas, {}))
+local line = telemetry.summary_text(telemetry.summarize(deltas, {}))
 t.match(line, "; outlier osd%.3 9 ms %(peers 2 ms%)$", "outlier in the summary line")
 
 -- reads are judged by op_r
 local reads = telemetry.summarize({ [0] = { op = 50, op_r = 50, op_w = 0, op_r_latency = { count = 50, sum = 0.05 },
   op_r_process_latency = { count = 50, sum = 0.025 } } }, {})
-t.eq(telemetry.summary_line(reads), "    osd: op_r 1 ms (process 0.5 ms) over 50 ops on 1 OSD", "read summary")
+t.eq(telemetry.summary_text(reads), "osd: op_r 1 ms (process 0.5 ms) over 50 ops on 1 OSD", "read summary")
 
 -- comparisons: osd.* from record.cluster.osd, latency kind, shown in ms
 local record = { result = { ops = 1, iops = 10 }, cluster = { osd = { op_w_latency = 0.0125, op_w = 42 } } }
