@@ -2,10 +2,10 @@
 -- the run, for every pool the run uses: stored bytes, raw used bytes, objects, percent
 -- used, max avail, and the measured space amplification (raw bytes per stored byte).
 -- The figures come from the mgr's pool statistics, which lag the writes by up to a report
--- period, so a reading is polled (bounded) until it shows what the run wrote or stops
--- changing, and says how fresh it is. Without a mgr there are no pool statistics: the
--- space is recorded as unknown at once, never as zeros. Kept as the phase's
--- `cluster.space` and the results' `cluster.space` (docs/space.md).
+-- cycle, so the OSDs are asked to flush their statistics and df is polled (bounded) until
+-- the mons have them, and the reading says how fresh it is. Without a mgr there are no
+-- pool statistics: the space is recorded as unknown at once, never as zeros. Kept as the
+-- phase's `cluster.space` and the results' `cluster.space` (docs/space.md).
 
 local json = require "cephmark.json"
 local sys = require "cephmark.sys"
@@ -17,6 +17,8 @@ M.NO_MGR = "no mgr reports"
 M.POLL = 0.5            -- seconds between two readings while waiting
 M.STATS_PERIOD = 5      -- mgr_stats_period's default: how often daemons report to the mgr
 M.TICK_PERIOD = 2       -- mgr_tick_period's default: how often the mgr reports to the mons
+M.FLUSH_TIMEOUT = 2     -- seconds an OSD has to answer flush_pg_stats
+M.HEARTBEAT_INTERVAL = 6 -- osd_heartbeat_interval's default: how often an OSD reads its store's usage
 
 -- The per-pool fields kept from `ceph df detail` (its names).
 M.FIELDS = { "stored", "bytes_used", "objects", "percent_used", "max_avail", "stored_raw", "wr_bytes" }
@@ -76,57 +78,41 @@ function M.figures(reading, name, change)
   return figures
 end
 
--- The reading's state for the pools in `expect`, to tell when it stops changing.
-local function signature(reading, expect)
-  local parts = { tostring(reading.total_used_raw) }
-  local names = {}
-  for name in pairs(expect) do names[#names + 1] = name end
-  table.sort(names)
-  for _, name in ipairs(names) do
-    local entry = reading.pools[name] or {}
-    parts[#parts + 1] = string.format("%s=%s/%s/%s/%s", name, tostring(entry.objects), tostring(entry.stored),
-      tostring(entry.bytes_used), tostring(entry.wr_bytes))
-  end
-  return table.concat(parts, " ")
-end
-
--- check(reading, expect) -> "match" when every pool shows the objects the run knows it
--- holds and at least the bytes it wrote; "short" when a pool shows fewer written bytes than
--- the run wrote there (an older report); else "open". expect: {[name] = {objects = n|nil,
--- wr_bytes = n|nil}}; a pool whose objects are not known (one the run did not create) can
--- never match.
+-- check(reading, expect) -> "short" when a pool is missing from the reading or shows fewer
+-- written bytes than the run wrote there (a report older than the writes: df's wr_bytes
+-- only grows), else "ok". expect: {[name] = {wr_bytes = n}}.
 function M.check(reading, expect)
-  local all_known = true
-  local matched = true
   for name, want in pairs(expect) do
     local entry = reading.pools[name]
     if not entry then return "short" end
     if want.wr_bytes and (entry.wr_bytes or 0) < want.wr_bytes then return "short" end
-    if want.objects == nil then all_known = false elseif entry.objects ~= want.objects then matched = false end
   end
-  return (all_known and matched) and "match" or "open"
+  return "ok"
 end
 
--- settle{read, expect, deadline, window, poll, clock, sleep} -> reading, freshness | nil, err.
--- Reads until the reading matches what the run wrote (M.check), or has not changed for
--- `window` seconds (a full report cycle: every daemon has reported since), or the deadline
--- passes. freshness = {settled, waited, by}.
+-- settle{read, expect, fresh, ended, window, deadline, poll, clock, sleep} -> reading,
+-- freshness | nil, err. Reads until a reading is known to hold every report sent after the
+-- writes: `fresh()` says so when the OSDs' statistics were flushed (true once the mons
+-- have what each OSD sent), or else, when fresh is nil, a full report cycle (`window`
+-- seconds) has passed since `ended`. A reading that shows fewer bytes written than the run
+-- wrote is never settled. Past the deadline the last reading is kept, not settled.
+-- freshness = {settled, waited, by}.
 function M.settle(options)
   local clock, sleep = options.clock or sys.monotonic, options.sleep or sys.sleep
   local started = clock()
-  local last, since
+  local ended = options.ended or started
   while true do
+    -- asked before df is read: a reading taken after the mons had the reports holds them
+    local caught_up = options.fresh and options.fresh()
     local reading, err = options.read()
     if not reading then return nil, err end
     local now = clock()
     local state = M.check(reading, options.expect)
-    if state == "match" then
-      return reading, { settled = true, waited = now - started, by = "matches what the run wrote" }
+    if state == "ok" and caught_up then
+      return reading, { settled = true, waited = now - started, by = "the OSDs' statistics flushed" }
     end
-    local current = signature(reading, options.expect)
-    if current ~= last then last, since = current, now end
-    if state == "open" and now - since >= options.window then
-      return reading, { settled = true, waited = now - started, by = "unchanged for a report cycle" }
+    if state == "ok" and not options.fresh and now - ended >= options.window then
+      return reading, { settled = true, waited = now - started, by = "a report cycle since the writes" }
     end
     if now - started >= options.deadline then
       return reading, { settled = false, waited = now - started, by = "deadline" }
@@ -189,7 +175,8 @@ Tracker.__index = Tracker
 -- sleep}
 function M.tracker(options)
   return setmetatable({ cluster = options.cluster, pools = options.pools, clock = options.clock or sys.monotonic,
-    sleep = options.sleep or sys.sleep, writes = {}, unknown = {}, amplification = {} }, Tracker)
+    sleep = options.sleep or sys.sleep, writes = {}, written_bytes = {}, unknown = {}, amplification = {} },
+    Tracker)
 end
 
 -- Whether a mgr is active: without one the mons have no pool statistics to give.
@@ -202,13 +189,16 @@ end
 -- when they cannot say), read once.
 function Tracker:periods()
   if not self.stats_period then
-    local function get(key, default)
-      local ok, value = pcall(function() return self.cluster():mon_command { prefix = "config get", who = "mgr", key = key } end)
+    local function get(key, default, who)
+      local ok, value = pcall(function()
+        return self.cluster():mon_command { prefix = "config get", who = who or "mgr", key = key }
+      end)
       value = ok and number(value) or nil
       return (value and value > 0) and value or default
     end
     self.stats_period = get("mgr_stats_period", M.STATS_PERIOD)
     self.tick_period = get("mgr_tick_period", M.TICK_PERIOD)
+    self.heartbeat_interval = get("osd_heartbeat_interval", M.HEARTBEAT_INTERVAL, "osd")
   end
   return self.stats_period, self.tick_period
 end
@@ -220,40 +210,87 @@ function Tracker:read()
 end
 
 -- What the run knows each of its pools holds: for a pool it created, its owner record plus
--- each write's objects and run metadata object, and at least the bytes it wrote; a pool
--- it did not create (or one written by other means) only by the bytes written.
+-- each write's objects and run metadata object (nil when it cannot count them: a pool it
+-- did not create, a write by other means), and at least the bytes it wrote.
 function Tracker:expectations()
   local expect = {}
   for _, pool in ipairs(self.pools()) do
-    local want = { wr_bytes = 0 }
     local objects = (pool.created and not self.unknown[pool.label]) and 1 or nil
     for _, write in pairs(self.writes[pool.label] or {}) do
       if objects then objects = objects + write.objects + 1 end
     end
-    want.objects = objects
-    want.wr_bytes = self.written_bytes and self.written_bytes[pool.label] or 0
-    expect[pool.name] = want
+    expect[pool.name] = { objects = objects, wr_bytes = self.written_bytes[pool.label] or 0 }
   end
   return expect
 end
 
--- A settled reading of every pool of the run, or nil and why (no mgr: at once).
-function Tracker:settled_reading()
+-- Asks every OSD up to send its statistics to the mgr now (`ceph tell osd.N
+-- flush_pg_stats`, as Ceph's own tests do) and returns a function that says whether the
+-- mons have them all (`ceph osd last-stat-seq N` reached the sequence each OSD gave), or
+-- nil when an OSD could not be asked (no caps, no answer in time): then only time tells.
+function Tracker:flush()
+  local cluster = self.cluster()
+  local dump = cluster:mon_command { prefix = "osd dump" }
+  if type(dump) ~= "table" or type(dump.osds) ~= "table" then return nil end
+  local ids = {}
+  for _, entry in ipairs(dump.osds) do
+    if entry.up == 1 then ids[#ids + 1] = entry.osd end
+  end
+  if #ids == 0 then return nil end
+  local answers = cluster:osd_commands(ids, { '{"prefix":"flush_pg_stats"}' }, M.FLUSH_TIMEOUT)
+  local waiting = {}
+  for _, id in ipairs(ids) do
+    local answer = answers[id]
+    local sequence = answer and not answer.code and tonumber(answer[1])
+    if not sequence then return nil end
+    waiting[id] = sequence
+  end
+  return function()
+    for id, sequence in pairs(waiting) do
+      -- (its JSON form is empty in pacific: the plain text is the number)
+      local last = cluster:mon_command { prefix = "osd last-stat-seq", id = id, format = "plain" }
+      if (tonumber(last) or -1) < sequence then return false end
+      waiting[id] = nil
+    end
+    return true
+  end
+end
+
+-- A settled reading of every pool of the run, or nil and why (no mgr: at once). `ended` is
+-- when the writes ended.
+function Tracker:settled_reading(ended)
   if not self:mgr_available() then return nil, M.NO_MGR end
   local stats_period, tick_period = self:periods()
   local window = stats_period + tick_period + M.POLL
-  return M.settle { read = function() return self:read() end, expect = self:expectations(),
-    window = window, deadline = window + stats_period + 1, poll = M.POLL, clock = self.clock, sleep = self.sleep }
+  local started = self.clock()
+  ended = ended or started
+  if self.per_pool == false then
+    -- the cluster's raw bytes are each OSD's usage of its whole store, which the OSD reads
+    -- again only at its heartbeat (every 0.5 + 0.9 x osd_heartbeat_interval seconds at
+    -- most), not when it is asked to flush its statistics: that long after the writes first
+    local ready = ended + 0.5 + 0.9 * self.heartbeat_interval + M.POLL
+    if ready > started then self.sleep(ready - started) end
+  end
+  local ok, fresh = pcall(self.flush, self)
+  if not ok then
+    if sys.interrupted() or sys.exit_requested() then error(fresh, 0) end
+    fresh = nil
+  end
+  local reading, freshness = M.settle { read = function() return self:read() end, expect = self:expectations(),
+    fresh = fresh, ended = ended, window = window, deadline = window + stats_period + 1, poll = M.POLL,
+    clock = self.clock, sleep = self.sleep }
+  if freshness and type(freshness) == "table" then freshness.waited = self.clock() - started end
+  return reading, freshness
 end
 
 -- After a phase on a pool: what it left there. Writes count objects and bytes under their
 -- run name, a cleanup removes its run's; writes the run cannot count (other targets, agents)
 -- make the pool's objects unknown.
 function Tracker:account(label, op, result, options)
+  self.last_phase_end = self.clock()
   if type(result) ~= "table" then return end
   local writes = self.writes[label] or {}
   self.writes[label] = writes
-  self.written_bytes = self.written_bytes or {}
   local run_name = result.run_name or (options and options.run_name) or "cephmark_bench_last_metadata"
   if op == "write" then
     if math.type(result.objects) == "integer" and not result.agents then
@@ -285,9 +322,12 @@ function Tracker:table_of(reading, freshness, phase_label, change)
   local space = { status = "measured", source = M.SOURCE, settled = freshness.settled,
     waited = freshness.waited, settled_by = freshness.by, per_pool_statistics = reading.per_pool,
     report_period = self.stats_period, pools = json.array() }
+  local expect = self:expectations()
   for _, pool in ipairs(self.pools()) do
     local figures = M.figures(reading, pool.name, pool.label == phase_label and change or nil)
     figures.label = pool.label
+    -- the objects the run knows the pool holds, beside those the mgr reports
+    figures.expected_objects = expect[pool.name] and expect[pool.name].objects
     -- on stores without statistics per pool, the amplification a phase measured stays with
     -- its pool in later readings, said as such
     if figures.raw_from == "cluster change" then
@@ -328,14 +368,14 @@ function Tracker:before_phase()
     self.per_pool = first.per_pool
   end
   if self.per_pool then return nil end
-  local reading, freshness = self:settled_reading()
+  local reading, freshness = self:settled_reading(self.last_phase_end)
   if not reading then return nil end
   return { reading = reading, freshness = freshness }
 end
 
 -- After a write phase on pool `label`: its `cluster.space`.
 function Tracker:after_phase(label, before)
-  local reading, freshness = self:settled_reading()
+  local reading, freshness = self:settled_reading(self.last_phase_end)
   if not reading then return unknown(freshness) end
   self.per_pool = reading.per_pool
   local change
@@ -359,7 +399,7 @@ end
 
 -- At the end of the run: every pool's `space`.
 function Tracker:at_end()
-  local reading, freshness = self:settled_reading()
+  local reading, freshness = self:settled_reading(self.last_phase_end)
   if not reading then return unknown(freshness) end
   return self:table_of(reading, freshness, nil, nil)
 end

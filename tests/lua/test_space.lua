@@ -59,24 +59,25 @@ t.eq(space.figures(mem, "cephmark-space-probe-rep", { raw = 4096, stored = 0 }).
 
 t.eq(space.parse({ stats = {} }), nil, "an answer without a pool list is refused")
 
--- check: what the run wrote against a reading
+-- check: a reading older than the run's writes shows fewer bytes written (df's wr_bytes
+-- only grows)
 local name = "cephmark-space-probe2-rep"
-t.eq(space.check(blue, { [name] = { objects = 10, wr_bytes = 32 * 1048576 } }), "match", "objects and bytes match")
-t.eq(space.check(blue, { [name] = { objects = 11, wr_bytes = 0 } }), "open", "another object count: not yet")
-t.eq(space.check(blue, { [name] = { objects = 10, wr_bytes = 64 * 1048576 } }), "short", "fewer bytes than written")
-t.eq(space.check(blue, { [name] = { wr_bytes = 0 } }), "open", "objects not known: never a match")
+t.eq(space.check(blue, { [name] = { wr_bytes = 32 * 1048576 } }), "ok", "the bytes written are there")
+t.eq(space.check(blue, { [name] = { wr_bytes = 64 * 1048576 } }), "short", "fewer bytes than written")
 t.eq(space.check(blue, { ["gone"] = { wr_bytes = 0 } }), "short", "a pool not in the list yet")
 
 -- settle on a fake clock: readings come from a list, each read takes no time, sleeping
--- moves the clock
-local function settle_with(readings, expect, window, deadline)
+-- moves the clock; `flushed` says from which reading on the mons have the OSDs' flushed
+-- statistics (nil: the OSDs could not be asked)
+local function settle_with(readings, flushed, window, deadline)
   local now, reads = 0, 0
   local reading, freshness = space.settle {
     read = function()
       reads = reads + 1
       return readings[math.min(reads, #readings)]
     end,
-    expect = expect, window = window, deadline = deadline, poll = 0.5,
+    fresh = flushed and function() return reads + 1 >= flushed end,
+    expect = { p = { wr_bytes = 4096 } }, window = window, deadline = deadline, poll = 0.5,
     clock = function() return now end, sleep = function(s) now = now + s end,
   }
   return reading, freshness, reads, now
@@ -86,21 +87,23 @@ local function reading_of(objects, wr_bytes)
     stored = objects * 10, bytes_used = objects * 30 } } }
 end
 local stale, fresh = reading_of(1, 0), reading_of(10, 4096)
-local got, freshness, reads = settle_with({ stale, stale, stale, fresh }, { p = { objects = 10, wr_bytes = 4096 } }, 7.5, 13)
-t.eq(got, fresh, "the reading that shows the writes is kept")
+local got, freshness, reads = settle_with({ fresh }, 4, 7.5, 13)
+t.eq(got, fresh, "the reading taken once the flushed statistics are in")
 t.eq(freshness.settled, true, "settled")
-t.eq(freshness.by, "matches what the run wrote", "by matching what the run wrote")
+t.eq(freshness.by, "the OSDs' statistics flushed", "by the flush")
 t.near(freshness.waited, 1.5, 1e-9, "after three polls of 0.5 s")
 t.eq(reads, 4, "four readings")
-got, freshness = settle_with({ fresh }, { p = { objects = 10, wr_bytes = 4096 } }, 7.5, 13)
-t.eq(freshness.waited, 0, "already fresh: no wait")
--- a pool whose objects the run cannot count: settled once unchanged for a report cycle
-got, freshness = settle_with({ stale, fresh }, { p = { wr_bytes = 4096 } }, 7.5, 13)
-t.eq(freshness.settled, true, "unchanged for the window: settled")
-t.eq(freshness.by, "unchanged for a report cycle", "said so")
-t.near(freshness.waited, 8.0, 1e-9, "the window counts from the last change")
+got, freshness = settle_with({ fresh }, 1, 7.5, 13)
+t.eq(freshness.waited, 0, "already in: no wait")
+got, freshness = settle_with({ stale, fresh }, 1, 7.5, 13)
+t.eq(got, fresh, "flushed but showing fewer bytes than written: read again")
+-- OSDs that could not be asked to flush: a full report cycle after the writes
+got, freshness = settle_with({ stale, fresh }, nil, 7.5, 13)
+t.eq(freshness.settled, true, "a report cycle later: settled")
+t.eq(freshness.by, "a report cycle since the writes", "said so")
+t.near(freshness.waited, 7.5, 1e-9, "the window counts from the end of the writes")
 -- never showing the bytes written: gives up at the deadline, not settled
-got, freshness, reads = settle_with({ stale }, { p = { objects = 10, wr_bytes = 4096 } }, 7.5, 13)
+got, freshness, reads = settle_with({ stale }, 1, 7.5, 13)
 t.eq(freshness.settled, false, "not settled")
 t.near(freshness.waited, 13, 1e-9, "waited exactly to the deadline")
 t.eq(reads, 27, "and no more readings than the polls")
