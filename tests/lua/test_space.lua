@@ -64,7 +64,8 @@ t.eq(space.parse({ stats = {} }), nil, "an answer without a pool list is refused
 local name = "cephmark-space-probe2-rep"
 t.eq(space.check(blue, { [name] = { wr_bytes = 32 * 1048576 } }), "ok", "the bytes written are there")
 t.eq(space.check(blue, { [name] = { wr_bytes = 64 * 1048576 } }), "short", "fewer bytes than written")
-t.eq(space.check(blue, { ["gone"] = { wr_bytes = 0 } }), "short", "a pool not in the list yet")
+t.eq(space.check(blue, { ["new"] = { wr_bytes = 4096 } }), "short", "a pool written to, not in the list yet")
+t.eq(space.check(blue, { ["new"] = { wr_bytes = 0 } }), "ok", "a pool just created, not written to: nothing to wait for")
 
 -- settle on a fake clock: readings come from a list, each read takes no time, sleeping
 -- moves the clock; `flushed` says from which reading on the mons have the OSDs' flushed
