@@ -363,14 +363,14 @@ end
 function Tracker:before_phase()
   if self.per_pool == nil then
     -- the first write: whether the stores keep statistics per pool is not known yet
-    if not self:mgr_available() then return nil end
-    local first = self:read()
-    if not first then return nil end
+    if not self:mgr_available() then return nil, M.NO_MGR end
+    local first, err = self:read()
+    if not first then return nil, err end
     self.per_pool = first.per_pool
   end
   if self.per_pool then return nil end
   local reading, freshness = self:settled_reading(self.last_phase_end)
-  if not reading then return nil end
+  if not reading then return nil, freshness end
   return { reading = reading, freshness = freshness }
 end
 
@@ -452,9 +452,10 @@ end
 function M.before_phase(run, op, pool_label)
   if op ~= "write" or not pool_label then return nil end
   local tracker = tracker_of(run)
-  local ok, before = pcall(tracker.before_phase, tracker)
+  local ok, before, why = pcall(tracker.before_phase, tracker)
   if not ok and (sys.interrupted() or sys.exit_requested()) then error(before, 0) end
-  return { before = ok and before or nil }
+  if not ok then before, why = nil, tostring((sys.error_info(before))) end
+  return { before = before, before_missing = why }
 end
 
 -- After a phase on a pool: what it left is counted; a write phase's record gets its
@@ -465,6 +466,10 @@ function M.after_phase(run, record, pool_label, result, state)
   tracker:account(pool_label, record.op, result, record.options)
   if record.op ~= "write" or not state or sys.interrupted() or type(result) ~= "table" then return nil end
   local space = guarded(function() return tracker:after_phase(pool_label, state.before) end)
+  if state.before_missing and space.status == "measured" and not space.per_pool_statistics then
+    -- (why a store without statistics per pool has no amplification for this phase)
+    space.before = { missing = state.before_missing }
+  end
   record.cluster = record.cluster or {}
   record.cluster.space = space
   return M.summary_line(space)
