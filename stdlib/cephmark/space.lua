@@ -137,7 +137,7 @@ function M.describe_pool(figures, label)
   if figures.raw_used then
     parts[#parts + 1] = "raw " .. size(figures.raw_used)
   elseif figures.raw_change then
-    parts[#parts + 1] = "cluster raw +" .. size(figures.raw_change)
+    parts[#parts + 1] = "cluster raw " .. (figures.raw_change < 0 and "" or "+") .. size(figures.raw_change)
   end
   if figures.raw_per_stored then
     parts[#parts + 1] = string.format("%.2fx raw/stored%s", figures.raw_per_stored,

@@ -159,6 +159,10 @@ line = space.summary_line { status = "measured", label = "ec", stored = 1654784,
 t.match(line, "1.50x raw/stored, 3.03x raw/written, 1 object %(not settled after 13.0 s%)$",
   "raw per written byte when it differs; one object; not settled")
 
+line = space.summary_line { status = "measured", label = "rep", stored = 1024, raw_change = -8192, objects = 1,
+  settled = true, waited = 8 }
+t.eq(line, "    space: rep stored 1 KiB, cluster raw -8 KiB, 1 object (settled in 8.0 s)", "a cluster that shrank")
+
 -- comparisons and statistics take space.raw_per_stored (a cost: lower is better), and
 -- cpu.mib_per_osd_cpu_second still
 local record = { result = { iops = 10 }, cluster = { space = { raw_per_stored = 3.01 }, cpu = { mib_per_osd_cpu_second = 40 } } }
