@@ -25,7 +25,10 @@ M.known_metrics = { "bandwidth_mib", "bandwidth_stddev", "bandwidth_max", "bandw
   "osd.op_r_process_latency", "osd.op_w_process_latency", "osd.subop_w_latency", "osd.commit_latency",
   "osd.kv_sync_latency", "osd.op", "osd.op_r", "osd.op_w", "osd.op_in_bytes", "osd.op_out_bytes",
   -- the phase's cluster table (docs/cpu.md)
-  "cpu.client_per_op", "cpu.osd_per_op", "cpu.mib_per_osd_cpu_second" }
+  "cpu.client_per_op", "cpu.osd_per_op", "cpu.mib_per_osd_cpu_second",
+  -- the phase's pool after a write phase (cluster.space, docs/space.md): raw GiB per stored
+  -- GiB (and per GiB written), stored and raw bytes
+  "space.raw_per_stored", "space.raw_per_written", "space.stored", "space.raw_used" }
 
 local known = {}
 for _, name in ipairs(M.known_metrics) do known[name] = true end
@@ -43,7 +46,7 @@ end
 -- record_value(record, metric) -> number | nil: a phase record's figure: of its result, else
 -- of its `cluster` table, what the cluster's side measured over the phase (osd.* from the
 -- OSDs' counters, docs/telemetry.md; cpu.* from the CPU of the client and the daemons,
--- docs/cpu.md).
+-- docs/cpu.md; space.* from ceph df after a write phase, docs/space.md).
 function M.record_value(record, metric)
   if type(record) ~= "table" then return nil end
   local value = M.value(record.result, metric)
@@ -466,7 +469,8 @@ local headers = { bandwidth_mib = "MiB/s", bandwidth_stddev = "MiB/s sd", bandwi
   iops_min = "min IOPS", elapsed = "seconds" }
 local integral = { iops = true, iops_max = true, iops_min = true, ops = true, bytes = true,
   errors = true, verify_failures = true, started = true, ["osd.op"] = true, ["osd.op_r"] = true,
-  ["osd.op_w"] = true, ["osd.op_in_bytes"] = true, ["osd.op_out_bytes"] = true }
+  ["osd.op_w"] = true, ["osd.op_in_bytes"] = true, ["osd.op_out_bytes"] = true, ["space.stored"] = true,
+  ["space.raw_used"] = true }
 
 -- osd.* latencies are seconds, shown in ms like lat.*
 local function in_ms(metric)

@@ -141,6 +141,9 @@ local osd_columns = { "osds", "missing", "op", "op_r", "op_r_latency", "op_w", "
   "op_w_process_latency", "subop_w_latency", "commit_latency", "op_in_bytes", "op_out_bytes", "outlier" }
 -- from the phase's cluster.cpu: seconds of CPU per op, the OSDs found, MiB per OSD CPU-second
 local cpu_columns = { "client_per_op", "osd_per_op", "osds", "mib_per_osd_cpu_second" }
+-- the phase's pool after a write phase (cluster.space, cephmark.space), as space_<name> columns
+local space_columns = { "status", "stored", "raw_used", "objects", "raw_per_stored", "raw_per_written",
+  "percent_used", "max_avail", "settled", "waited" }
 M.series_columns = { "phase_index", "phase", "label", "sec", "cur_ops", "started", "finished", "ops",
   "bytes", "errors", "avg_mib", "cur_mib", "iops", "last_lat", "avg_lat", "p99", "max_lat", "warmup",
   "partial" }
@@ -182,6 +185,13 @@ function M.phases_csv(phases)
   if state_seen then
     for _, c in ipairs { "state", "state_unquiet", "state_health" } do columns[#columns + 1] = c end
   end
+  local space_seen = false
+  for _, phase in ipairs(phases) do
+    if type(phase.cluster) == "table" and type(phase.cluster.space) == "table" then space_seen = true end
+  end
+  if space_seen then
+    for _, c in ipairs(space_columns) do columns[#columns + 1] = "space_" .. c end
+  end
   local rows = {}
   for _, phase in ipairs(phases) do
     local result = phase.result or {}
@@ -207,6 +217,10 @@ function M.phases_csv(phases)
       row.state = state.quiet and "quiet" or "unquiet"
       row.state_unquiet = type(state.unquiet) == "table" and table.concat(state.unquiet, "; ") or nil
       row.state_health = type(state.start) == "table" and state.start.health or nil
+    end
+    local space = type(phase.cluster) == "table" and phase.cluster.space
+    if type(space) == "table" then
+      for _, c in ipairs(space_columns) do row["space_" .. c] = space[c] end
     end
     rows[#rows + 1] = row
   end

@@ -18,6 +18,7 @@ local results = require "cephmark.results"
 local state = require "cephmark.state"
 local sweep = require "cephmark.sweep"
 local sys = require "cephmark.sys"
+local space = require "cephmark.space"
 local telemetry = require "cephmark.telemetry"
 
 local M = {}
@@ -687,6 +688,7 @@ function Run:execute()
     self.current_repetition = nil
     local after = self.scenario.hooks.after_run
     if after then after(self, self.p) end
+    for _, line in ipairs(space.at_end(self)) do say(line) end
   end, function(e)
     if is_operator_error(e) then return e end
     return debug.traceback(error_message(e), 2)
@@ -1007,6 +1009,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   local on_cluster = self.next_on_cluster
   self.next_on_cluster = nil
   local cluster_state = self:state_before(record, pool_label, on_cluster, telemetry_on)
+  local space_state = telemetry_on and space.before_phase(self, op, pool_label) or nil
   local counters_before = pool_label and self:telemetry_before() or nil
   -- with --monitors, each OSD host's readings (monitor.lua), around this host's own
   local hosts_before = on_cluster and self.monitors and self.monitors:phase_start(record.index) or nil
@@ -1059,6 +1062,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     record.cluster = record.cluster or {}
     record.cluster.cpu = cpu_figures
   end
+  local space_line = telemetry_on and space.after_phase(self, record, pool_label, result, space_state) or nil
   self.records[#self.records + 1] = record
   printer.summary(result)
   if report ~= "rados-bench" then -- (rados bench's layout as it is)
@@ -1072,6 +1076,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
       for _, line in ipairs(monitor.summary_lines(hosts)) do say(line) end
     end
   end
+  if space_line and report ~= "rados-bench" then say(space_line) end
   if is_bench_result(result) and type(result.gave_up) == "string" then
     -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
     record.error = result.gave_up

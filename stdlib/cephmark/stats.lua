@@ -433,7 +433,7 @@ local words = {
 }
 
 -- kind_of(metric) -> "latency" for latency figures (lat.*, ttfb.*, osd.*_latency) and CPU
--- per op (cpu.*_per_op), "rate" for bandwidth, IOPS and cpu.mib_per_osd_cpu_second, nil
+-- per op (cpu.*_per_op) and space amplification (space.raw_per_*), "rate" for bandwidth, IOPS and cpu.mib_per_osd_cpu_second, nil
 -- for the others (counts, seconds), which have no verdict word.
 function M.kind_of(metric)
   if type(metric) ~= "string" then return nil end
@@ -442,6 +442,8 @@ function M.kind_of(metric)
   -- CPU per op costs like a latency; MiB per OSD CPU-second is earned like a bandwidth
   if metric:match("^cpu%..*per_op$") then return "latency" end
   if metric == "cpu.mib_per_osd_cpu_second" then return "rate" end
+  -- raw bytes per stored (or written) byte is a cost: less is better
+  if metric:match("^space%.raw_per_") then return "latency" end
   if metric:match("^bandwidth_mib") or metric:match("^iops") then
     if metric:match("_stddev$") or metric:match("_max$") or metric:match("_min$") then return nil end
     return "rate"

@@ -1119,6 +1119,51 @@ local function pools_table(doc)
   return t
 end
 
+-- Space per pool (docs/space.md): after each write phase, one row per pool of the run, and
+-- the run's end; "unknown" with its reason where no figures could be read (no mgr).
+M.space_columns = {
+  { key = "phase", title = "phase" }, { key = "pool", title = "pool" },
+  { key = "stored", title = "stored", format = scale.size }, { key = "raw_used", title = "raw used", format = scale.size },
+  { key = "objects", title = "objects", format = scale.count },
+  { key = "raw_per_stored", title = "raw / stored", format = function(v) return string.format("%.2fx", v) end },
+  { key = "raw_per_written", title = "raw / written", format = function(v) return string.format("%.2fx", v) end },
+  { key = "percent_used", title = "% used", format = function(v) return string.format("%.2f %%", v * 100) end },
+  { key = "fresh", title = "figures" },
+}
+
+local raw_from_words = { ["cluster change"] = "; raw/stored from the cluster's raw change over the phase",
+  ["an earlier phase's cluster change"] = "; raw/stored from the cluster's raw change at its last write" }
+
+local function space_rows(rows, title, space)
+  if type(space) ~= "table" then return end
+  if space.status ~= "measured" then
+    rows[#rows + 1] = { phase = title, fresh = "unknown: " .. tostring(space.reason) }
+    return
+  end
+  local fresh = space.settled and string.format("settled in %.1f s", num(space.waited) or 0) or
+    string.format("not settled after %.1f s", num(space.waited) or 0)
+  for _, pool in ipairs(is_array(space.pools) and space.pools or {}) do
+    if type(pool) == "table" then
+      local raw = num(pool.raw_used)
+      rows[#rows + 1] = { phase = title, pool = pool.label or pool.name, stored = num(pool.stored), raw_used = raw,
+        objects = num(pool.objects), raw_per_stored = num(pool.raw_per_stored),
+        raw_per_written = num(pool.raw_per_written), percent_used = num(pool.percent_used),
+        fresh = pool.status == "measured" and fresh .. (raw_from_words[pool.raw_from] or "") or
+          ("unknown: " .. tostring(pool.reason)) }
+    end
+  end
+end
+
+local function space_table(run)
+  local rows = {}
+  for _, phase in ipairs(run.phases) do
+    if type(phase.cluster) == "table" then space_rows(rows, phase_title(phase), phase.cluster.space) end
+  end
+  if type(run.doc.cluster) == "table" then space_rows(rows, "end of the run", run.doc.cluster.space) end
+  if #rows == 0 then return nil end
+  return table_html({ title = "Space per pool", columns = M.space_columns, rows = rows }, true)
+end
+
 local function run_section(run, number, many)
   local out = {}
   local title = run.title .. (many and string.format(" (run %d)", number) or "")
@@ -1136,6 +1181,8 @@ local function run_section(run, number, many)
   for _, phase in ipairs(run.phases) do rows[#rows + 1] = phase_row(phase) end
   out[#out + 1] = "<h3>Phases</h3>"
   out[#out + 1] = table_html({ title = "Phase summary", columns = M.phase_columns, rows = rows }, true)
+  local space = space_table(run)
+  if space then out[#out + 1] = "<h3>Space</h3>" .. space end
 
   for c, comparison in ipairs(run.comparisons) do
     out[#out + 1] = string.format("<h3>Comparison by %s</h3><div class=\"grid\">", escape(comparison.by or "variant"))
