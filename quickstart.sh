@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cephmark's quick start, for a fresh Debian 12 machine as root:
 #   bash quickstart.sh        installs what is missing, builds, starts a throwaway local Ceph
-#                             cluster, runs the main scenario on it, and stops the cluster
+#                             cluster (with a mgr, for PG states and space), runs the main
+#                             scenario on it, and stops the cluster
 #   bash quickstart.sh test   installs what is missing, builds, and runs the whole test suite
 #                             (which starts and stops its own local cluster)
 set -euo pipefail
@@ -56,5 +57,5 @@ fi
 cluster="$PWD/$build/demo-cluster"
 cephmark="$PWD/$build/cephmark"
 trap '"$cephmark" cluster down --dir "$cluster"' EXIT
-"$cephmark" cluster up --dir "$cluster"
+"$cephmark" cluster up --dir "$cluster" --mgr
 "$cephmark" run scenarios/ec-vs-replica.lua -c "$cluster/ceph.conf" -p seconds=5
