@@ -683,46 +683,57 @@ static void json_put_string(cm_walk *w, const char *s, size_t len)
 }
 
 /* Shortest digits that read back to the same double, written in plain notation for
- * moderate exponents (1000.0 rather than 1e+03), in JSON syntax whatever LC_NUMERIC says,
- * and always marked as a float so that decoding gives a float back. */
+ * moderate exponents (1000.0 rather than 1e+03), in JSON syntax whatever LC_NUMERIC says
+ * (the text is built from the digits, not by printf), and always marked as a float so
+ * that decoding gives a float back. */
 static void json_put_float(cm_walk *w, double x)
 {
     if (isnan(x) || isinf(x)) {
         cm_walk_put(w, "null", 4);
         return;
     }
-    char text[48];
-    int digits = cm_walk_float_digits(x);
-    snprintf(text, sizeof text, "%.*e", digits - 1, x);
-    const char *exp_mark = strchr(text, 'e');
-    int exponent = exp_mark != NULL ? atoi(exp_mark + 1) : 0;
-    if (exponent >= -5 && exponent < 17) {
-        char plain[48];
-        int decimals = digits - 1 - exponent;
-        snprintf(plain, sizeof plain, "%.*f", decimals > 0 ? decimals : 0, x);
-        if (strtod(plain, NULL) == x)
-            memcpy(text, plain, sizeof text);
-    }
-
+    char digits[18];
+    int exponent;
+    int n = cm_walk_float_decimal(x, digits, &exponent);
     char out[48];
-    size_t n = 0;
-    int needs_marker = 1;
-    for (const char *c = text; *c != '\0'; c++) {
-        if ((*c >= '0' && *c <= '9') || *c == '-' || *c == '+') {
-            out[n++] = *c;
-        } else if (*c == 'e') {
-            out[n++] = 'e';
-            needs_marker = 0;
-        } else if (n == 0 || out[n - 1] != '.') {
-            out[n++] = '.'; /* the locale's decimal point, possibly multibyte */
-            needs_marker = 0;
+    size_t len = 0;
+    if (signbit(x))
+        out[len++] = '-';
+    if (exponent >= -5 && exponent < 17) {
+        if (exponent < 0) {
+            out[len++] = '0';
+            out[len++] = '.';
+            for (int i = -1; i > exponent; i--)
+                out[len++] = '0';
+            memcpy(out + len, digits, (size_t)n);
+            len += (size_t)n;
+        } else {
+            if (n <= exponent && exponent >= 15) {
+                /* above 2^53 the zeros would stand for bits that are there: 99999999999999984
+                 * rather than 99999999999999980, as the integer it is */
+                len += (size_t)snprintf(out + len, sizeof out - len, "%.0f", fabs(x));
+            } else {
+                for (int i = 0; i <= exponent; i++)
+                    out[len++] = i < n ? digits[i] : '0';
+            }
+            out[len++] = '.';
+            if (n > exponent + 1) {
+                memcpy(out + len, digits + exponent + 1, (size_t)(n - exponent - 1));
+                len += (size_t)(n - exponent - 1);
+            } else {
+                out[len++] = '0';
+            }
         }
+    } else {
+        out[len++] = digits[0];
+        if (n > 1) {
+            out[len++] = '.';
+            memcpy(out + len, digits + 1, (size_t)(n - 1));
+            len += (size_t)(n - 1);
+        }
+        len += (size_t)snprintf(out + len, sizeof out - len, "e%+03d", exponent);
     }
-    if (needs_marker) {
-        out[n++] = '.';
-        out[n++] = '0';
-    }
-    cm_walk_put(w, out, n);
+    cm_walk_put(w, out, len);
 }
 
 static int json_encode_value(json_encoder *e, int index);

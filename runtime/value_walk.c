@@ -5,7 +5,9 @@
 
 #include <lauxlib.h>
 
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +87,7 @@ void cm_walk_init(cm_walk *w, lua_State *L, const cm_walk_codec *codec, const ch
     w->L = L;
     w->codec = codec;
     w->depth = 0;
+    w->open_count = 0;
     w->name = name != NULL ? name : "value";
     w->err = err;
     w->errlen = errlen;
@@ -100,12 +103,10 @@ int cm_walk_open(cm_walk *w)
      * have opened the Lua module. */
     luaL_newmetatable(L, CM_JSON_ARRAY_MT);
     w->array_mt = w->base + 1;
-    lua_newtable(L);
-    w->visiting = w->base + 2;
     w->cap = 256;
     w->len = 0;
     w->buf = lua_newuserdatauv(L, w->cap, 0);
-    w->buf_slot = w->base + 3;
+    w->buf_slot = w->base + 2;
     return 0;
 }
 
@@ -175,13 +176,12 @@ int cm_walk_enter_table(cm_walk *w, int index, lua_Integer *count, int *is_array
     if (!lua_checkstack(L, CM_WALK_STACK_PER_LEVEL))
         return cm_walk_fail(w, "Lua stack exhausted");
 
-    lua_pushvalue(L, index);
-    if (lua_rawget(L, w->visiting) != LUA_TNIL)
-        return cm_walk_fail(w, "cycle: table contains itself");
-    lua_pop(L, 1);
-    lua_pushvalue(L, index);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, w->visiting);
+    const void *table = lua_topointer(L, index);
+    for (int i = 0; i < w->open_count; i++) {
+        if (w->open_tables[i] == table)
+            return cm_walk_fail(w, "cycle: table contains itself");
+    }
+    w->open_tables[w->open_count++] = table;
 
     int marked = 0;
     if (lua_getmetatable(L, index)) {
@@ -205,7 +205,8 @@ int cm_walk_enter_table(cm_walk *w, int index, lua_Integer *count, int *is_array
                     largest = k;
             } else {
                 sequence = 0;
-                cm_describe_key(L, -2, bad_key, sizeof bad_key);
+                if (marked) /* only an array marked as one has to say which key */
+                    cm_describe_key(L, -2, bad_key, sizeof bad_key);
             }
         }
         lua_pop(L, 1);
@@ -230,9 +231,8 @@ int cm_walk_enter_table(cm_walk *w, int index, lua_Integer *count, int *is_array
 void cm_walk_leave_table(cm_walk *w, int index)
 {
     /* Only the current path is tracked: a table shared by two branches is not a cycle. */
-    lua_pushvalue(w->L, index);
-    lua_pushnil(w->L);
-    lua_rawset(w->L, w->visiting);
+    (void)index;
+    w->open_count--;
 }
 
 static int walk_member_cmp(const void *a, const void *b)
@@ -330,17 +330,51 @@ void cm_walk_put_integer(cm_walk *w, lua_Integer value)
     cm_walk_put(w, digits, (size_t)n);
 }
 
-int cm_walk_float_digits(double x)
+/* Rounded to 15 significant digits, a double whose shortest form has 15 digits or fewer
+ * comes out as that form padded with zeros: x lies within half a binary ulp (1.1e-16 of x)
+ * of it, under half a step of the 15-digit grid (at least 5e-16 of x). One conversion and
+ * one read-back then settle most values, such as those measured in ms, ticks or bytes. */
+int cm_walk_float_decimal(double x, char digits[static 18], int *exponent)
 {
     char text[48];
-    int low = 1, high = 17; /* 17 significant digits always read back */
-    while (low < high) {
-        int middle = (low + high) / 2;
-        snprintf(text, sizeof text, "%.*e", middle - 1, x);
-        if (strtod(text, NULL) == x)
-            high = middle;
-        else
-            low = middle + 1;
+    if (x == 0 || fabs(x) >= DBL_MIN) {
+        snprintf(text, sizeof text, "%.14e", x);
+        if (strtod(text, NULL) != x) {
+            snprintf(text, sizeof text, "%.15e", x);
+            if (strtod(text, NULL) != x)
+                snprintf(text, sizeof text, "%.16e", x); /* 17 digits always read back */
+        }
+    } else {
+        /* A subnormal has fewer bits than that argument needs (4.94065645841247e-324 reads
+         * back, and so does 5e-324): bisection, since a value that reads back at d digits
+         * also does at d + 1. */
+        int low = 1, high = 17;
+        while (low < high) {
+            int middle = (low + high) / 2;
+            snprintf(text, sizeof text, "%.*e", middle - 1, x);
+            if (strtod(text, NULL) == x)
+                high = middle;
+            else
+                low = middle + 1;
+        }
+        snprintf(text, sizeof text, "%.*e", low - 1, x);
     }
-    return low;
+    int n = 0;
+    const char *c = text;
+    for (; *c != '\0' && *c != 'e'; c++) {
+        if (*c >= '0' && *c <= '9')
+            digits[n++] = *c;
+    }
+    *exponent = *c == 'e' ? atoi(c + 1) : 0;
+    while (n > 1 && digits[n - 1] == '0')
+        n--; /* the padding of a shorter form: the shortest has no trailing zero */
+    digits[n] = '\0';
+    return n;
+}
+
+int cm_walk_float_digits(double x)
+{
+    char digits[18];
+    int exponent;
+    return cm_walk_float_decimal(x, digits, &exponent);
 }

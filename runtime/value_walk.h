@@ -6,7 +6,7 @@
  * sentinel); only the text they write differs.
  *
  * Memory: as the codecs promise, nothing is malloc'ed. cm_walk_open pushes the array marker,
- * the visiting set and the output buffer (a growable full userdata: luaL_Buffer would forbid
+ * and the output buffer (a growable full userdata: luaL_Buffer would forbid
  * using the stack while nested values are visited), and cm_walk_close pops them, so a Lua
  * error (out of memory) anywhere in between leaks nothing. Errors are not Lua errors: the
  * cm_walk_* functions that can fail write "path: message" to the caller's buffer and return
@@ -67,7 +67,6 @@ typedef struct {
     const cm_walk_codec *codec;
     int base;     /* stack top before cm_walk_open */
     int array_mt; /* stack slots, valid between cm_walk_open and cm_walk_close */
-    int visiting; /* table -> true for tables on the current path, to detect cycles */
     int buf_slot;
     char *buf;
     size_t len;
@@ -77,6 +76,10 @@ typedef struct {
     char *err;
     size_t errlen;
     cm_walk_segment path[CM_WALK_MAX_DEPTH];
+    /* the tables on the current path, to detect cycles: a scan of a few pointers costs
+     * less than a Lua set, which took an insert and a removal per table written */
+    const void *open_tables[CM_WALK_MAX_DEPTH];
+    int open_count;
 } cm_walk;
 
 /* Appends to a fixed buffer, silently truncating: used only to build messages. */
@@ -97,7 +100,7 @@ const char *cm_describe_key(lua_State *L, int index, char *buf, size_t n);
 void cm_walk_init(cm_walk *w, lua_State *L, const cm_walk_codec *codec, const char *name, char *err,
                   size_t errlen);
 
-/* Pushes the array marker, the visiting set and the output buffer. Returns 0, or -1 with the
+/* Pushes the array marker, and the output buffer. Returns 0, or -1 with the
  * error set (and nothing pushed). */
 int cm_walk_open(cm_walk *w);
 
@@ -123,11 +126,15 @@ int cm_walk_enter_table(cm_walk *w, int index, lua_Integer *count, int *is_array
 /* Takes a table that was encoded without error off the path. */
 void cm_walk_leave_table(cm_walk *w, int index);
 
+/* The shortest decimal that reads back exactly to x, a finite double: its significant
+ * digits (1 to 17, no sign or point; digits has room for 18 bytes with the NUL), and in
+ * *exponent the power of ten of the first one. Returns how many digits. Most values take
+ * one conversion and one read-back, none more than three of each: writing floats was most
+ * of the cost of writing results. */
+int cm_walk_float_decimal(double x, char digits[static 18], int *exponent);
+
 /* The fewest significant digits (1 to 17) with which x, a finite double, reads back
- * exactly ("%.*e" with digits - 1, or "%.*g" with digits). Found by bisection, since a
- * value that reads back at d digits also does at d + 1: four or five conversions where
- * counting up from one took up to seventeen, which made floats most of the cost of writing
- * results. */
+ * exactly ("%.*e" with digits - 1, or "%.*g" with digits). */
 int cm_walk_float_digits(double x);
 
 /* Collects the count (> 0) entries of the object at index, keys as strings (integers in

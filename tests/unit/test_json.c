@@ -7,6 +7,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -818,8 +819,9 @@ static void test_decode_only(lua_State *L)
     lua_settop(L, keep - 1);
 }
 
-/* The bisection finds what counting up from one digit finds, for doubles of every kind:
- * random bit patterns, decimals of few digits, integers, and their neighbours. */
+/* The digits found (one 15-digit conversion for most values, bisection for subnormals)
+ * are what counting up from one digit finds, for doubles of every kind: random bit
+ * patterns, decimals of few digits, integers and their neighbours, and subnormals. */
 static void test_float_digits(void)
 {
     uint64_t seed = 0x9e3779b97f4a7c15u;
@@ -829,10 +831,13 @@ static void test_float_digits(void)
         seed ^= seed >> 7;
         seed ^= seed << 17;
         double x;
-        if (i % 3 == 0) {
+        if (i % 4 == 0) {
             memcpy(&x, &seed, sizeof x);
-        } else if (i % 3 == 1) {
+        } else if (i % 4 == 1) {
             x = (double)(seed % 100000) / (double)(1u << (seed >> 60)) / 1000.0;
+        } else if (i % 4 == 3) {
+            uint64_t bits = seed >> (12 + seed % 40); /* exponent field 0: subnormal */
+            memcpy(&x, &bits, sizeof x);
         } else {
             x = nextafter((double)(seed % 1000000), (seed & 1) ? 1e300 : -1e300);
         }
@@ -847,9 +852,17 @@ static void test_float_digits(void)
         }
         CHECK_MSG(cm_walk_float_digits(x) == reference, "%.17g: %d digits, want %d", x,
                   cm_walk_float_digits(x), reference);
+        char digits[18];
+        int exponent;
+        cm_walk_float_decimal(x, digits, &exponent);
+        snprintf(text, sizeof text, "%se%d", digits, exponent - reference + 1);
+        CHECK_MSG(strtod(text, NULL) == fabs(x), "%.17g: digits %s, exponent %d", x, digits,
+                  exponent);
         checked++;
     }
     CHECK(checked > 50000);
+    CHECK(cm_walk_float_digits(5e-324) == 1);
+    CHECK(cm_walk_float_digits(DBL_MIN) == 17);
 }
 
 static void test_mutations(lua_State *L)
