@@ -914,9 +914,9 @@ static void daemon_args(pid_t pid, const char *comm, struct daemon_args *args)
 
 /* sys.process_cpu([comm names]) -> { {pid, comm, name, conf, cluster, cpu, start}, ... }: every
  * process whose /proc/PID/comm is one of the names (default: the ceph daemons), with its user +
- * system CPU seconds (all threads) and its start time in clock ticks after boot, which
- * tells a restarted daemon from the one before it. Done in C: a scan of /proc touches
- * every process on the host, and it runs twice per phase. */
+ * system CPU seconds (all threads; also as `ticks` of 1/`hz` s, the unit /proc counts in) and its
+ * start time in clock ticks after boot, which tells a restarted daemon from the one before it. Done
+ * in C: a scan of /proc touches every process on the host, and it runs twice per phase. */
 static int sys_process_cpu(lua_State *L)
 {
     static const char *const ceph_daemons[] = {"ceph-osd", "ceph-mon", "ceph-mgr", "radosgw"};
@@ -975,7 +975,7 @@ static int sys_process_cpu(lua_State *L)
         pid_t pid = (pid_t)strtol(entry->d_name, NULL, 10);
         struct daemon_args args = {0};
         daemon_args(pid, comm, &args);
-        lua_createtable(L, 0, 7);
+        lua_createtable(L, 0, 9);
         lua_pushinteger(L, pid);
         lua_setfield(L, -2, "pid");
         lua_pushstring(L, comm);
@@ -992,6 +992,11 @@ static int sys_process_cpu(lua_State *L)
         }
         lua_pushnumber(L, (double)(utime + stime) / (double)ticks);
         lua_setfield(L, -2, "cpu");
+        /* the count itself too: differences of ticks are exact, those of seconds are not */
+        lua_pushinteger(L, (lua_Integer)(utime + stime));
+        lua_setfield(L, -2, "ticks");
+        lua_pushinteger(L, ticks);
+        lua_setfield(L, -2, "hz");
         lua_pushinteger(L, (lua_Integer)start);
         lua_setfield(L, -2, "start");
         lua_rawseti(L, -2, ++found);

@@ -53,10 +53,31 @@ function M.snapshot(conf, comms)
   return daemons
 end
 
-local function per(amount, count)
-  if amount == nil or count == nil or count <= 0 then return nil end
-  return amount / count
+-- Figures keep the precision they were measured with, no more (docs/cpu.md): /proc counts
+-- a daemon's CPU in ticks (1/100 s), getrusage the client's in µs. Seconds are a whole
+-- number of those units; a figure divided from them keeps as many significant digits as
+-- the count of units has (3 ticks over 10 ops: 0.003 s per op, not 0.0029999999999999996),
+-- at most 6.
+local function digits_of(units)
+  local digits = 1
+  while units >= 10 and digits < 6 do
+    units, digits = units / 10, digits + 1
+  end
+  return digits
 end
+
+local function significant(value, units)
+  if value == 0 then return 0.0 end
+  return tonumber(string.format("%." .. digits_of(units) .. "g", value)) + 0.0
+end
+
+local function per(amount, count, units)
+  if amount == nil or count == nil or count <= 0 then return nil end
+  if units == nil then return amount / count end
+  return significant(amount / count, units)
+end
+
+local MICROSECONDS = 1e6
 
 -- The phase's cpu table from the snapshots around it (nil when daemons were not scanned)
 -- and the client's CPU that the engine measured (`result.client_cpu`, nil for a phase that
@@ -68,20 +89,31 @@ local function phase_figures(before, after, client)
   local ops, bytes
   if type(client) == "table" and type(client.ops) == "number" then
     ops, bytes = client.ops, client.bytes
-    local seconds = (client.user or 0) + (client.system or 0)
-    cpu.client = { user = client.user, system = client.system, seconds = seconds, ops = ops }
-    cpu.client_per_op = per(seconds, ops)
+    local user = client.user and math.floor(client.user * MICROSECONDS + 0.5)
+    local system = client.system and math.floor(client.system * MICROSECONDS + 0.5)
+    local us = (user or 0) + (system or 0)
+    local seconds = us / MICROSECONDS
+    cpu.client = { user = user and user / MICROSECONDS, system = system and system / MICROSECONDS, seconds = seconds,
+      ops = ops }
+    cpu.client_per_op = per(seconds, ops, us)
   end
   if before and after then
     cpu.scope = M.SCOPE
     cpu.daemons, cpu.kinds = {}, {}
+    local ticks = {} -- entry -> its ticks over the phase (nil: a scan without them)
+    local hz
     for name, now in pairs(after) do
       local was = before[name]
       local entry = { comm = now.comm, pid = now.pid }
-      if was and was.start == now.start and was.pid == now.pid then
-        entry.seconds = math.max(0, now.cpu - was.cpu)
+      local same = was and was.start == now.start and was.pid == now.pid
+      if now.ticks and now.hz and (not same or was.ticks) then
+        ticks[entry] = same and math.max(0, now.ticks - was.ticks) or now.ticks
+        entry.seconds = ticks[entry] / now.hz
+        hz = now.hz
       else
-        entry.seconds = now.cpu
+        entry.seconds = same and math.max(0, now.cpu - was.cpu) or now.cpu
+      end
+      if not same then
         if was then entry.restarted = true else entry.started = true end
       end
       cpu.daemons[name] = entry
@@ -89,26 +121,36 @@ local function phase_figures(before, after, client)
     for name, was in pairs(before) do
       if not after[name] then cpu.daemons[name] = { comm = was.comm, pid = was.pid, gone = true } end
     end
+    local kind_ticks = {} -- kind -> its daemons' ticks (nil once one has none)
     for _, entry in pairs(cpu.daemons) do
-      local kind = cpu.kinds[entry.comm] or { count = 0, seconds = 0, restarted = 0, gone = 0 }
-      cpu.kinds[entry.comm] = kind
+      local kind = cpu.kinds[entry.comm]
+      if not kind then
+        kind = { count = 0, seconds = 0, restarted = 0, gone = 0 }
+        cpu.kinds[entry.comm], kind_ticks[kind] = kind, 0
+      end
       if entry.gone then
         kind.gone = kind.gone + 1
       else
         kind.count = kind.count + 1
         kind.seconds = kind.seconds + entry.seconds
+        kind_ticks[kind] = ticks[entry] and kind_ticks[kind] and kind_ticks[kind] + ticks[entry]
         if entry.restarted or entry.started then kind.restarted = kind.restarted + 1 end
       end
-      entry.per_op = per(entry.seconds, ops)
+      entry.per_op = per(entry.seconds, ops, ticks[entry])
     end
-    for _, kind in pairs(cpu.kinds) do kind.per_op = per(kind.seconds, ops) end
+    for _, kind in pairs(cpu.kinds) do
+      -- a sum of ticks, not of seconds: 3 ticks are 0.03 s, not 0.030000000000000002
+      if kind_ticks[kind] and hz then kind.seconds = kind_ticks[kind] / hz end
+      kind.per_op = per(kind.seconds, ops, kind_ticks[kind])
+    end
     local osds = cpu.kinds["ceph-osd"]
     if osds and osds.count > 0 then
       cpu.osds = osds.count
       cpu.osd_seconds = osds.seconds
-      cpu.osd_per_op = per(osds.seconds, ops)
+      cpu.osd_per_op = per(osds.seconds, ops, kind_ticks[osds])
       if bytes and bytes > 0 and osds.seconds > 0 then
-        cpu.mib_per_osd_cpu_second = bytes / 1048576 / osds.seconds
+        local per_second = bytes / 1048576 / osds.seconds
+        cpu.mib_per_osd_cpu_second = kind_ticks[osds] and significant(per_second, kind_ticks[osds]) or per_second
       end
     end
   end

@@ -142,6 +142,27 @@ t.match(cpu.phase({ ["osd.0"] = { comm = "ceph-osd", pid = 1, cpu = "x", start =
   "figures that cannot be made are recorded as missing, never raised")
 t.eq(cpu.phase(nil, nil, { user = 0, system = 0, ops = 0, bytes = 0 }).client_per_op, nil, "no ops: no per op")
 
+-- the precision measured, no more: ticks from /proc (with ticks and hz in the snapshots, as
+-- sys.process_cpu gives them) and µs from getrusage; per-op figures keep as many
+-- significant digits as the count of units
+local json = require "cephmark.json"
+local function ticked(pid, ticks) return { comm = "ceph-osd", pid = pid, cpu = ticks / 100, ticks = ticks, hz = 100, start = 7 } end
+local tick_figures = cpu.phase({ ["osd.0"] = ticked(1, 501), ["osd.1"] = ticked(2, 1002), ["osd.2"] = ticked(3, 703) },
+  { ["osd.0"] = ticked(1, 502), ["osd.1"] = ticked(2, 1003), ["osd.2"] = ticked(3, 704) },
+  { user = 0.12767099999999987, system = 0.007408000000000003, ops = 10, bytes = 40960 })
+t.eq(json.encode(tick_figures.daemons["osd.0"].seconds), "0.01", "one tick is 0.01 s")
+t.eq(json.encode(tick_figures.osd_seconds), "0.03", "three ticks are 0.03 s, not a sum of floats")
+t.eq(json.encode(tick_figures.osd_per_op), "0.003", "3 ticks over 10 ops: one significant digit")
+t.eq(json.encode(tick_figures.daemons["osd.1"].per_op), "0.001", "1 tick over 10 ops")
+t.eq(json.encode(tick_figures.mib_per_osd_cpu_second), "1.0", "one digit from three ticks")
+t.eq(json.encode(tick_figures.client.user), "0.127671", "the client's user time in µs")
+t.eq(json.encode(tick_figures.client.system), "0.007408", "and its system time")
+t.eq(json.encode(tick_figures.client.seconds), "0.135079", "their sum in µs")
+t.eq(json.encode(tick_figures.client_per_op), "0.0135079", "135079 µs over 10 ops: six digits")
+local long = cpu.phase({ ["osd.0"] = ticked(1, 0) }, { ["osd.0"] = ticked(1, 123456789) },
+  { user = 1, system = 0, ops = 7, bytes = 0 })
+t.eq(json.encode(long.osd_per_op), "176367.0", "never more than six significant digits (176366.84...)")
+
 -- formatting: three significant digits at most, ms from 1000 µs
 t.eq(cpu.format(45.23e-6), "45.2 µs", "45.2 µs")
 t.eq(cpu.format(410.4e-6), "410 µs", "410 µs")

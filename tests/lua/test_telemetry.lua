@@ -40,6 +40,11 @@ t.near(osd.op_w_latency, (0.1 + 0.9) / 400, 1e-12, "weighted by ops: 2.5 ms, not
 t.eq(osd.osds, 2, "two OSDs answered")
 t.eq(#osd.per_osd, 2, "one entry per OSD")
 t.near(osd.per_osd[2].op_w_latency, 0.003, 1e-12, "per OSD average")
+-- to the nanosecond perf dump measures in: sums of 9 decimals, differences of floats
+local json = require "cephmark.json"
+local ns = telemetry.summarize({ [0] = { op = 2, op_w = 2, op_r = 0,
+  op_w_latency = { count = 2, sum = 0.123456789 - 0.117421008 } } }, {})
+t.eq(json.encode(ns.op_w_latency), "0.003017891", "0.0030178905000000007 s is 3017.891 ns")
 t.eq(osd.missing[1].osd, 2, "the missing OSD")
 t.eq(osd.scope, "all client ops on these OSDs during the phase", "scope said in results")
 t.eq(telemetry.summary_text(osd), "osd: op_w 2.5 ms over 400 ops on 2 OSDs; osd.2 missing", "summary line")
