@@ -68,16 +68,19 @@ t.eq(space.check(blue, { ["new"] = { wr_bytes = 4096 } }), "short", "a pool writ
 t.eq(space.check(blue, { ["new"] = { wr_bytes = 0 } }), "ok", "a pool just created, not written to: nothing to wait for")
 
 -- settle on a fake clock: readings come from a list, each read takes no time, sleeping
--- moves the clock; `flushed` says from which reading on the mons have the OSDs' flushed
--- statistics (nil: the OSDs could not be asked)
+-- moves the clock; `flushed` says from which poll of the OSDs' sequence numbers on the mons
+-- have their flushed statistics (nil: the OSDs could not be asked)
 local function settle_with(readings, flushed, window, deadline)
-  local now, reads = 0, 0
+  local now, reads, polls = 0, 0, 0
   local reading, freshness = space.settle {
     read = function()
       reads = reads + 1
       return readings[math.min(reads, #readings)]
     end,
-    fresh = flushed and function() return reads + 1 >= flushed end,
+    fresh = flushed and function()
+      polls = polls + 1
+      return polls >= flushed
+    end,
     expect = { p = { wr_bytes = 4096 } }, window = window, deadline = deadline, poll = 0.5,
     clock = function() return now end, sleep = function(s) now = now + s end,
   }
@@ -93,24 +96,36 @@ t.eq(got, fresh, "the reading taken once the flushed statistics are in")
 t.eq(freshness.settled, true, "settled")
 t.eq(freshness.by, "the OSDs' statistics flushed", "by the flush")
 t.near(freshness.waited, 1.5, 1e-9, "after three polls of 0.5 s")
-t.eq(reads, 4, "four readings")
+t.eq(reads, 1, "one reading: df is not read while the statistics are on their way")
 got, freshness = settle_with({ fresh }, 1, 7.5, 13)
 t.eq(freshness.waited, 0, "already in: no wait")
 got, freshness = settle_with({ stale, fresh }, 1, 7.5, 13)
 t.eq(got, fresh, "flushed but showing fewer bytes than written: read again")
 -- OSDs that could not be asked to flush: a full report cycle after the writes
-got, freshness = settle_with({ stale, fresh }, nil, 7.5, 13)
+got, freshness, reads = settle_with({ fresh }, nil, 7.5, 13)
 t.eq(freshness.settled, true, "a report cycle later: settled")
-t.eq(freshness.by, "a report cycle since the writes", "said so")
+t.eq(reads, 1, "read once, when the cycle is over")
 t.near(freshness.waited, 7.5, 1e-9, "the window counts from the end of the writes")
+got, freshness, reads = settle_with({ stale, fresh }, nil, 7.5, 13)
+t.eq(got, fresh, "short after the cycle: read again")
+t.eq(freshness.by, "a report cycle since the writes", "said so")
+t.near(freshness.waited, 8, 1e-9, "one poll later")
+t.eq(reads, 2, "two readings")
 -- never showing the bytes written: gives up at the deadline, not settled
 got, freshness, reads = settle_with({ stale }, 1, 7.5, 13)
 t.eq(freshness.settled, false, "not settled")
 t.near(freshness.waited, 13, 1e-9, "waited exactly to the deadline")
 t.eq(reads, 27, "and no more readings than the polls")
+-- statistics that never arrive: one reading, at the deadline, not settled
+got, freshness, reads = settle_with({ fresh }, 1000, 7.5, 13)
+t.eq(freshness.settled, false, "never flushed: not settled")
+t.eq(freshness.by, "deadline", "at the deadline")
+t.near(freshness.waited, 13, 1e-9, "waited to the deadline")
+t.eq(reads, 1, "and read df once")
 -- a failed reading ends the wait with its reason
+local clock_now = 0
 local none, why = space.settle { read = function() return nil, "mon says no" end, expect = {}, window = 1, deadline = 2,
-  clock = function() return 0 end, sleep = function() end }
+  clock = function() return clock_now end, sleep = function(s) clock_now = clock_now + s end }
 t.eq(none, nil, "a failed reading gives nothing")
 t.eq(why, "mon says no", "and why")
 
