@@ -487,6 +487,21 @@ void cm_http_client_fini(struct cm_http_client *client)
     wipe(client->auth_header, sizeof client->auth_header);
 }
 
+/* How every performed request ends, whoever set it up (perform, cm_http_get): the error
+ * buffer on the caller's stack is handed back, a transport failure becomes the error text,
+ * and a response gets its status and a content length (the body's, when no header gave one). */
+static int finish_request(CURL *easy, CURLcode code, const char *url, const char *curl_error,
+                          struct cm_http_response *response, char *error, size_t error_size)
+{
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, NULL);
+    if (code != CURLE_OK)
+        return cm_http_transport_error(code, url, curl_error, error, error_size);
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &response->status);
+    if (!response->has_content_length)
+        response->content_length = response->body_len;
+    return 0;
+}
+
 static int perform(struct cm_http_client *client, const char *method, const char *url,
                    const void *body, size_t body_length, const char *const *extra_headers,
                    struct cm_http_response *response, char *error, size_t error_size)
@@ -533,14 +548,8 @@ static int perform(struct cm_http_client *client, const char *method, const char
     }
     CURLcode code = curl_easy_perform(easy);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, NULL);
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, NULL);
     curl_slist_free_all(headers);
-    if (code != CURLE_OK)
-        return cm_http_transport_error(code, url, curl_error, error, error_size);
-    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &response->status);
-    if (!response->has_content_length)
-        response->content_length = response->body_len;
-    return 0;
+    return finish_request(easy, code, url, curl_error, response, error, error_size);
 oom:
     curl_slist_free_all(headers);
     snprintf(error, error_size, "out of memory");
@@ -569,13 +578,7 @@ int cm_http_get(CURL *easy, const char *url, double timeout, struct cm_http_resp
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, response);
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, curl_error);
     CURLcode code = curl_easy_perform(easy);
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, NULL);
-    if (code != CURLE_OK)
-        return cm_http_transport_error(code, url, curl_error, error, error_size);
-    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &response->status);
-    if (!response->has_content_length)
-        response->content_length = response->body_len;
-    return 0;
+    return finish_request(easy, code, url, curl_error, response, error, error_size);
 }
 
 int cm_http_request(struct cm_http_client *client, const char *method, const char *container,

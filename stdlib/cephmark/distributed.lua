@@ -3,7 +3,9 @@
 -- with heartbeats), and the coordinator's side of a run: choosing agents, publishing the
 -- scenario, starting each phase on every agent together (a prepare barrier, then one "go"
 -- notify), watching heartbeats while the phase runs, and merging what the agents write
--- back (exact histogram merge, summed series). The agent's side is cmd/agent.lua.
+-- back (exact histogram merge, summed series); and what an agent and a host monitor share as
+-- members of the control pool (registration, heartbeat, the watch and its loop). The
+-- agent's side is cmd/agent.lua, the host monitor's monitor.lua.
 --
 -- Control pool (default cephmark-control), objects:
 --   agents                      omap: agent name -> JSON {host, pid, version, gid, cookie,
@@ -102,6 +104,113 @@ function M.notify(pool, message, timeout)
     end
   end
   return replies, timeouts or {}
+end
+
+------------------------------------------------------------------------------------------
+-- the members: what a load agent (cmd/agent.lua) and a host monitor (monitor.lua) share
+
+-- A member registers in a registry object (an omap entry with a heartbeat), watches a
+-- control object and answers the notifies on it. A class made by M.member_class(role,
+-- registry, control_object) has these methods; `role` ("agent" or "monitor") is the log
+-- prefix and the key a member signs its replies with. The class supplies
+-- registration() (the entry's own fields), dispatch(message, body) (one notify) and,
+-- where it holds more than its watch, release() (called once it has deregistered).
+local Member = {}
+
+function M.member_class(role, registry, control_object)
+  local class = setmetatable({ role = role, registry_object = registry, control_object = control_object },
+    { __index = Member })
+  class.__index = class
+  return class
+end
+
+-- a member's line on stderr, prefixed by its role
+local function log_line(role, fmt, ...) io.stderr:write(string.format(role .. ": " .. fmt, ...), "\n") end
+
+-- log(fmt, ...) for the lines a member's own code writes
+function M.logger(role)
+  return function(fmt, ...) log_line(role, fmt, ...) end
+end
+
+-- whether `name` is in the list (a message's `agents` or `monitors`)
+function M.listed(list, name)
+  for _, n in ipairs(list or {}) do
+    if n == name then return true end
+  end
+  return false
+end
+
+function Member:log(fmt, ...) log_line(self.role, fmt, ...) end
+
+function Member:register()
+  local entry = { host = sys.hostname(), pid = sys.getpid(), version = sys.version, gid = self.gid,
+    cookie = self.watch:cookie(), heartbeat = sys.realtime(), started = self.started }
+  for k, v in pairs(self:registration()) do entry[k] = v end
+  local ok, err = control.omap_set(self.pool, self.registry_object, { [self.name] = json.encode(entry) })
+  if not ok then self:log("heartbeat failed: %s", err) end
+  self.last_heartbeat = sys.monotonic()
+end
+
+function Member:heartbeat_due() return sys.monotonic() - self.last_heartbeat >= M.HEARTBEAT_INTERVAL end
+
+function Member:reply(message, body)
+  body[self.role] = self.name
+  local ok, err = self.watch:ack(message, json.encode(body))
+  if not ok then self:log("cannot acknowledge a notify: %s", err) end
+end
+
+-- A watch the OSD dropped (the member stalled past the watch timeout, or the OSD restarted
+-- and the client could not re-establish it) is replaced by a new one.
+function Member:next_message(timeout)
+  local ok, message = pcall(self.watch.next, self.watch, timeout)
+  if ok then return message end
+  local text = tostring((sys.error_info(message)))
+  if not text:find("was lost", 1, true) then error(message, 0) end
+  self:log("%s; watching again", text)
+  pcall(self.watch.close, self.watch)
+  local watch, err = control.watch(self.pool, self.control_object)
+  if not watch then sys.fail(self.role .. ": cannot watch the control object again: " .. tostring(err)) end
+  self.watch = watch
+  self:register()
+  return nil
+end
+
+-- Heartbeats and hands each notify to dispatch, until an error (SIGINT among them) ends it.
+function Member:serve()
+  while true do
+    if self:heartbeat_due() then self:register() end
+    local message = self:next_message(M.HEARTBEAT_INTERVAL / 2)
+    if message then self:dispatch(message, decode(message.payload) or {}) end
+  end
+end
+
+-- serve_member(class, self, what, doing): refuses self.name while a registration of that
+-- name is alive (`what` names the kind: "an agent"), watches, registers, logs `doing`,
+-- serves until SIGINT/SIGTERM/SIGHUP, then deregisters. `self` holds name and pool and the
+-- class's own fields. Returns the exit status.
+function M.serve_member(class, self, what, doing)
+  local command = "agent"
+  local registry = M.registry(self.pool, class.registry_object) or {}
+  local existing = registry[self.name]
+  if existing and existing.age <= M.HEARTBEAT_TIMEOUT and
+    not (existing.host == sys.hostname() and existing.pid == sys.getpid()) then
+    sys.fail(string.format("%s: %s named '%s' is alive (host %s, pid %s, heartbeat %.1f s ago); choose another --name",
+      command, what, self.name, tostring(existing.host), tostring(existing.pid), existing.age))
+  end
+  local watch, err = control.watch(self.pool, class.control_object)
+  if not watch then sys.fail(command .. ": " .. err) end
+  self.watch, self.gid, self.started, self.last_heartbeat = watch, control.instance_id(self.pool), sys.realtime(), 0
+  setmetatable(self, class)
+  self:register()
+  self:log("%s registered in pool %s (client.%d); %s", self.name, self.control_pool or M.DEFAULT_POOL, self.gid, doing)
+  local ok, serve_err = pcall(self.serve, self)
+  pcall(control.omap_remove, self.pool, class.registry_object, { self.name })
+  pcall(self.watch.close, self.watch)
+  if self.release then self:release() end
+  local message = tostring((sys.error_info(serve_err)))
+  if not ok and not message:find("interrupted", 1, true) then sys.fail(command .. ": " .. message) end
+  self:log("%s deregistered", self.name)
+  return sys.EXIT_INTERRUPTED
 end
 
 ------------------------------------------------------------------------------------------

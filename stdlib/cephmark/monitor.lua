@@ -285,31 +285,12 @@ end
 ------------------------------------------------------------------------------------------
 -- the monitor (`cephmark agent --monitor`)
 
-local function log(fmt, ...) io.stderr:write(string.format("monitor: " .. fmt, ...), "\n") end
+-- registration, heartbeat, replies and the watch's loop: distributed.lua's members (as
+-- the agent's), in the monitors' own registry and control object
+local Monitor = distributed.member_class("monitor", M.REGISTRY, M.CONTROL)
+local listed = distributed.listed
 
-local Monitor = {}
-Monitor.__index = Monitor
-
-function Monitor:register()
-  local entry = json.encode { host = sys.hostname(), pid = sys.getpid(), version = sys.version, gid = self.gid,
-    cookie = self.watch:cookie(), heartbeat = sys.realtime(), started = self.started, role = "monitor" }
-  local ok, err = control.omap_set(self.pool, M.REGISTRY, { [self.name] = entry })
-  if not ok then log("heartbeat failed: %s", err) end
-  self.last_heartbeat = sys.monotonic()
-end
-
-function Monitor:reply(message, body)
-  body.monitor = self.name
-  local ok, err = self.watch:ack(message, json.encode(body))
-  if not ok then log("cannot acknowledge a notify: %s", err) end
-end
-
-local function listed(list, name)
-  for _, n in ipairs(list or {}) do
-    if n == name then return true end
-  end
-  return false
-end
+function Monitor:registration() return { role = "monitor" } end
 
 -- Keeps the start reading of the run's current phase; a coordinator that died leaves one
 -- behind, so the oldest go once M.MAX_PENDING runs are kept.
@@ -340,73 +321,31 @@ function Monitor:on_end(message, body)
   local ok, err = control.omap_set(self.pool, M.run_object(body.run), { [M.key(body.phase, self.name)] = text },
     "existing")
   if not ok then
-    log("run %s phase %s: cannot write the figures: %s", body.run, tostring(body.phase), err)
+    self:log("run %s phase %s: cannot write the figures: %s", body.run, tostring(body.phase), err)
     return self:reply(message, { ok = false, error = "cannot write its figures: " .. tostring(err) })
   end
   self:reply(message, { ok = true, bytes = #text })
 end
 
--- A watch the OSD dropped is replaced by a new one (as the agent does).
-function Monitor:next_message(timeout)
-  local ok, message = pcall(self.watch.next, self.watch, timeout)
-  if ok then return message end
-  local text = tostring((sys.error_info(message)))
-  if not text:find("was lost", 1, true) then error(message, 0) end
-  log("%s; watching again", text)
-  pcall(self.watch.close, self.watch)
-  local watch, err = control.watch(self.pool, M.CONTROL)
-  if not watch then sys.fail("monitor: cannot watch the control object again: " .. tostring(err)) end
-  self.watch = watch
-  self:register()
-  return nil
-end
-
-function Monitor:serve()
-  while true do
-    if sys.monotonic() - self.last_heartbeat >= distributed.HEARTBEAT_INTERVAL then self:register() end
-    local message = self:next_message(distributed.HEARTBEAT_INTERVAL / 2)
-    if message then
-      local body = distributed.decode(message.payload) or {}
-      -- a reading is for a run (its name) and a phase (its number); anything else is ignored
-      local reading = (body.type == "start" or body.type == "end") and type(body.run) == "string" and
-        math.tointeger(body.phase) ~= nil
-      if reading and listed(body.monitors, self.name) then
-        if body.type == "start" then self:on_start(message, body) else self:on_end(message, body) end
-      elseif body.type == "done" then
-        if type(body.run) == "string" then self.pending[body.run] = nil end
-        self:reply(message, { done = true })
-      else
-        self:reply(message, { ignored = true })
-      end
-    end
+-- a reading is for a run (its name) and a phase (its number); anything else is ignored
+function Monitor:dispatch(message, body)
+  local reading = (body.type == "start" or body.type == "end") and type(body.run) == "string" and
+    math.tointeger(body.phase) ~= nil
+  if reading and listed(body.monitors, self.name) then
+    if body.type == "start" then self:on_start(message, body) else self:on_end(message, body) end
+  elseif body.type == "done" then
+    if type(body.run) == "string" then self.pending[body.run] = nil end
+    self:reply(message, { done = true })
+  else
+    self:reply(message, { ignored = true })
   end
 end
 
 -- serve{pool =, name =, control_pool =, conf =}: runs until SIGINT/SIGTERM/SIGHUP, then
 -- deregisters. Refuses a name whose registration is alive.
 function M.serve(opts)
-  local command = "agent"
-  local registry = distributed.registry(opts.pool, M.REGISTRY) or {}
-  local existing = registry[opts.name]
-  if existing and existing.age <= distributed.HEARTBEAT_TIMEOUT and
-    not (existing.host == sys.hostname() and existing.pid == sys.getpid()) then
-    sys.fail(string.format("%s: a monitor named '%s' is alive (host %s, pid %s, heartbeat %.1f s ago); choose another --name",
-      command, opts.name, tostring(existing.host), tostring(existing.pid), existing.age))
-  end
-  local watch, err = control.watch(opts.pool, M.CONTROL)
-  if not watch then sys.fail(command .. ": " .. err) end
-  local self = setmetatable({ name = opts.name, pool = opts.pool, watch = watch, conf = opts.conf,
-    gid = control.instance_id(opts.pool), started = sys.realtime(), last_heartbeat = 0, pending = {} }, Monitor)
-  self:register()
-  log("%s registered in pool %s (client.%d); reading this host's daemons, disks and network at each phase",
-    opts.name, opts.control_pool or distributed.DEFAULT_POOL, self.gid)
-  local ok, serve_err = pcall(self.serve, self)
-  pcall(control.omap_remove, opts.pool, M.REGISTRY, { opts.name })
-  pcall(self.watch.close, self.watch)
-  local message = tostring((sys.error_info(serve_err)))
-  if not ok and not message:find("interrupted", 1, true) then sys.fail(command .. ": " .. message) end
-  log("%s deregistered", opts.name)
-  return sys.EXIT_INTERRUPTED
+  return distributed.serve_member(Monitor, { name = opts.name, pool = opts.pool, control_pool = opts.control_pool,
+    conf = opts.conf, pending = {} }, "a monitor", "reading this host's daemons, disks and network at each phase")
 end
 
 ------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 # phase within a bounded time and they stay registered and idle.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
+. "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/results.sh"
 work=$(mktemp -d)
 tag=$(printf '%04x' $(( $$ % 65536 )))
 bridge=cmb$tag
@@ -25,8 +26,6 @@ cleanup() {
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
-fail() { failures=$((failures + 1)); echo "FAIL: $*"; }
-check() { checks=$((checks + 1)); "$@"; }
 
 ip link add "$bridge" type bridge && ip addr add "$net.1/24" dev "$bridge" && ip link set "$bridge" up ||
   { echo "FAIL: cannot create bridge $bridge (needs root and iproute2)"; exit 1; }
@@ -74,10 +73,7 @@ LUA
 # --- run 1: agent3 is killed in the middle of the write phase ------------------------------
 "$CEPHMARK" run "$work/two-phases.lua" --agents 3 -o "$work/run1" >"$work/run1.out" 2>"$work/run1.err" &
 coordinator=$!
-for _ in $(seq 1 300); do
-  grep -q "phase 1: write" "$work/agent3.log" 2>/dev/null && break
-  sleep 0.1
-done
+wait_until 30 0.1 grep -qs "phase 1: write" "$work/agent3.log"
 sleep 2
 kill -KILL "${agent_pid[agent3]}"
 wait "${agent_pid[agent3]}" 2>/dev/null
@@ -89,16 +85,7 @@ check grep -q "expired stale registrations: ghost" "$work/run1.err" || fail "the
 check [ -z "$(rados -p cephmark-control listomapkeys agents | grep -x ghost)" ] || fail "ghost is still registered"
 check grep -q "agent3 excluded from phase 1: lost: no heartbeat" "$work/run1.err" ||
   fail "agent3's loss is not reported: $(grep agent3 "$work/run1.err")"
-python3 - "$work/run1/results.json" <<'PY' || fail "run 1 results do not add up"
-import json, sys
-doc = json.load(open(sys.argv[1]))
-phases = {p["index"]: p for p in doc["phases"]}
-ok = True
-def check(cond, what):
-    global ok
-    if not cond:
-        ok = False
-        print("  " + what)
+results_python "$work/run1/results.json" <<'PY' || fail "run 1 results do not add up"
 write, seq = phases[1]["result"], phases[2]["result"]
 check(sorted(write["agents"]) == ["agent1", "agent2"], f"write ran on {sorted(write['agents'])}")
 check([e["agent"] for e in write["excluded"]] == ["agent3"], f"write excluded {write['excluded']}")
@@ -114,17 +101,15 @@ for name, r in (("write", write), ("seq", seq)):
 check(sorted(seq["agents"]) == ["agent1", "agent2"], f"seq ran on {sorted(seq['agents'])}")
 print(f"write: {write['ops']} ops = " + " + ".join(f"{n} {a['ops']}" for n, a in sorted(write["agents"].items())) +
       f", skew {write['start_skew']*1000:.1f} ms; excluded {write['excluded'][0]['reason']}")
-sys.exit(0 if ok else 1)
 PY
 
 # --- run 2: SIGINT at the coordinator stops the agents' phase -------------------------------
 "$CEPHMARK" run "$work/two-phases.lua" --agents agent1,agent2 -p seconds=60 -o "$work/run2" \
   >"$work/run2.out" 2>"$work/run2.err" &
 coordinator=$!
-for _ in $(seq 1 300); do
-  [ "$(grep -c "phase 1: write" "$work/agent1.log")" -ge 2 ] && break
-  sleep 0.1
-done
+# the second run's phase has started on agent1 (its log's second "phase 1: write" line)
+second_write() { [ "$(grep -c "phase 1: write" "$work/agent1.log")" -ge 2 ]; }
+wait_until 30 0.1 second_write
 sleep 2
 started=$(date +%s%N)
 kill -INT "$coordinator"

@@ -11,6 +11,7 @@
 # bounds, so that the machine's load changes how long it takes, never the outcome.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/results.sh"
 
 work=$(mktemp -d)
 cluster="${CEPHMARK_BUILD_DIR:-$work}/state-test-cluster"
@@ -23,48 +24,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail_check() {
-  failures=$((failures + 1))
-  echo "FAIL: $*"
-}
-
-# poll SECONDS COMMAND...: runs COMMAND every half second until it succeeds; fails the
-# check (and returns 1) when SECONDS pass first
-poll() {
-  local limit=$1
-  shift
-  local deadline=$((SECONDS + limit))
-  checks=$((checks + 1))
-  until "$@"; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      fail_check "not true within $limit s: $*"
-      return 1
-    fi
-    sleep 0.5
-  done
-}
-
-# check_results DIR PYTHON-EXPRESSIONS...: each must be true of the results document `d`,
-# its phases by name `ph`
-check_results() {
-  local dir=$1
-  shift
-  checks=$((checks + 1))
-  if ! python3 - "$dir/results.json" "$@" <<'PY'; then
-import json, sys
-d = json.load(open(sys.argv[1]))
-ph = {p["name"]: p for p in d.get("phases", [])}
-bad = [e for e in sys.argv[2:] if not eval(e)]
-for e in bad:
-    print("  not true:", e)
-if bad:
-    for p in d.get("phases", []):
-        print("  phase", p["name"], json.dumps(p.get("cluster", {}).get("state"))[:800])
-sys.exit(1 if bad else 0)
-PY
-    fail_check "$dir/results.json"
-  fi
-}
+# on a failed check_results: the phases' state tables
+results_dump='
+for p in d.get("phases", []):
+    print("  phase", p["name"], json.dumps(p.get("cluster", {}).get("state"))[:800])'
 
 # PG states from the mgr's report: "clean" when every PG is active+clean, "busy" when every
 # PG is reported and some are not active+clean, "unreported" while the mgr has not reported
@@ -130,7 +93,7 @@ ceph tell mon.a config set osd_pool_default_pg_autoscale_mode on >/dev/null
 ceph osd pool create state-control 8 >/dev/null 2>&1
 checks=$((checks + 1))
 [ "$(ceph osd pool get state-control pg_autoscale_mode)" = "pg_autoscale_mode: on" ] ||
-  fail_check "a pool created by hand should have the autoscaler on here: $(ceph osd pool get state-control pg_autoscale_mode)"
+  fail "a pool created by hand should have the autoscaler on here: $(ceph osd pool get state-control pg_autoscale_mode)"
 ceph osd pool rm state-control state-control --yes-i-really-really-mean-it >/dev/null 2>&1
 poll 120 pgs_clean
 
@@ -142,7 +105,7 @@ expect_stderr_lines 0
 for pool in cephmark-state-test-rep cephmark-state-test-ec; do
   checks=$((checks + 1))
   mode=$(ceph osd pool get "$pool" pg_autoscale_mode 2>&1)
-  [ "$mode" = "pg_autoscale_mode: off" ] || fail_check "$pool: $mode, expected off"
+  [ "$mode" = "pg_autoscale_mode: off" ] || fail "$pool: $mode, expected off"
   ceph osd pool rm "$pool" "$pool" --yes-i-really-really-mean-it >/dev/null 2>&1
 done
 check_results "$work/quiet" \
@@ -173,7 +136,7 @@ check_results "$work/unquiet" \
   'any(w.startswith("write rep: started while the cluster was not quiet") for w in d["warnings"])'
 
 checks=$((checks + 1))
-python3 - "$work/unquiet/phases.csv" <<'PY' || fail_check "phases.csv lacks the state columns: $(head -2 "$work/unquiet/phases.csv")"
+python3 - "$work/unquiet/phases.csv" <<'PY' || fail "phases.csv lacks the state columns: $(head -2 "$work/unquiet/phases.csv")"
 import csv, sys
 rows = {r["name"]: r for r in csv.DictReader(open(sys.argv[1]))}
 w = rows["write"]
@@ -189,7 +152,7 @@ run_cli 2 run "$work/state.lua" -p progress=false -o "$work/too-short" --wait-cl
 expect_stderr '^cephmark: wait_clean: the cluster was not quiet after 3 s \([0-9]+ pgs .*\); the phase did not run$'
 expect_stdout '^  waiting up to 3 s for the PGs to be active\+clean: [0-9]+ pgs '
 checks=$((checks + 1))
-if ceph osd pool ls | grep -q '^cephmark-state-test'; then fail_check "the failed run left its pools: $(ceph osd pool ls)"; fi
+if ceph osd pool ls | grep -q '^cephmark-state-test'; then fail "the failed run left its pools: $(ceph osd pool ls)"; fi
 
 # wait_clean waits it out: the OSD comes back in once the run says it waits
 "$CEPHMARK" run "$work/state.lua" -p progress=false -o "$work/waited" --wait-clean 300s >"$work/bg.out" 2>"$work/bg.err" </dev/null &
@@ -200,11 +163,11 @@ wait "$run_pid"
 status=$?
 run_pid=
 checks=$((checks + 1))
-[ "$status" = 0 ] || { fail_check "the wait_clean run exited $status"; sed 's/^/  /' "$work/bg.err"; }
+[ "$status" = 0 ] || { fail "the wait_clean run exited $status"; sed 's/^/  /' "$work/bg.err"; }
 checks=$((checks + 1))
-grep -q '^  cluster quiet after [0-9.]* s$' "$work/bg.out" || fail_check "no 'cluster quiet after' line: $(cat "$work/bg.out")"
+grep -q '^  cluster quiet after [0-9.]* s$' "$work/bg.out" || fail "no 'cluster quiet after' line: $(cat "$work/bg.out")"
 checks=$((checks + 1))
-grep -qE '(^    | · )state: quiet$' "$work/bg.out" || fail_check "the phase after the wait is not quiet: $(cat "$work/bg.out")"
+grep -qE '(^    | · )state: quiet$' "$work/bg.out" || fail "the phase after the wait is not quiet: $(cat "$work/bg.out")"
 check_results "$work/waited" \
   'ph["write"]["cluster"]["state"]["quiet"] is True and ph["write"]["cluster"]["state"]["waited"] > 0' \
   'ph["write"]["cluster"]["state"]["start"]["osds"]["in"] == 3'
@@ -244,11 +207,11 @@ wait "$run_pid"
 status=$?
 run_pid=
 checks=$((checks + 1))
-[ "$status" = 143 ] || fail_check "the interrupted run exited $status, expected 143"
+[ "$status" = 143 ] || fail "the interrupted run exited $status, expected 143"
 poll 10 no_flag noscrub
 poll 10 has_flag nodeep-scrub
 checks=$((checks + 1))
-grep -q '^  osd flag noscrub unset (restored)$' "$work/bg.out" || fail_check "no restore line: $(cat "$work/bg.out")"
+grep -q '^  osd flag noscrub unset (restored)$' "$work/bg.out" || fail "no restore line: $(cat "$work/bg.out")"
 check_results "$work/interrupted" \
   'd["status"] == "interrupted"' \
   'd["quiesce"] == [{"flag": "noscrub", "was_set": False, "set_by_run": True, "restored": True}, {"flag": "nodeep-scrub", "was_set": True, "set_by_run": False}]'

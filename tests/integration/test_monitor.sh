@@ -13,6 +13,7 @@
 # with --agents gets the figures too, and a monitor stopped by SIGTERM deregisters.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
+. "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/results.sh"
 work=$(mktemp -d)
 declare -A pid
 # the control pool is created by the first monitor when the cluster has none; the test then
@@ -29,8 +30,6 @@ cleanup() {
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
-fail() { failures=$((failures + 1)); echo "FAIL: $*"; }
-check() { checks=$((checks + 1)); "$@"; }
 
 # start KIND NAME: a monitor (or an agent) in the background, registered before it returns
 start() {
@@ -38,10 +37,7 @@ start() {
   [ "$1" = monitor ] && flag=--monitor
   "$CEPHMARK" agent $flag --name "$2" >"$work/$2.log" 2>&1 &
   pid[$2]=$!
-  for _ in $(seq 1 100); do
-    grep -q "registered in pool" "$work/$2.log" && return 0
-    sleep 0.1
-  done
+  wait_until 10 0.1 grep -q "registered in pool" "$work/$2.log" && return 0
   echo "FAIL: $1 $2 did not register: $(cat "$work/$2.log")"
   exit 1
 }
@@ -95,16 +91,7 @@ expect_stdout "^    host mon-b: missing \(no answer to the phase-start notify wi
 check [ "$(grep -c '^    host mon-a ' "$out_file")" = 3 ] || fail "host lines: $(grep '^    host ' "$out_file")"
 run_id=$(sed -n 's/^monitors: run \([0-9]*\) .*/\1/p' "$err_file")
 
-python3 - "$work/run1/results.json" <<'PY' || fail "run 1: the monitors' figures are not as expected"
-import json, sys
-doc = json.load(open(sys.argv[1]))
-phases = {p["index"]: p for p in doc["phases"]}
-ok = True
-def check(cond, what):
-    global ok
-    if not cond:
-        ok = False
-        print("  " + what)
+results_python "$work/run1/results.json" <<'PY' || fail "run 1: the monitors' figures are not as expected"
 check(sorted(phases) == [1, 2, 3, 4], f"phases {sorted(phases)}")
 for index, phase in sorted(phases.items()):
     hosts = phase.get("cluster", {}).get("hosts", {})
@@ -134,7 +121,6 @@ for name in ("mon-a", "mon-b"):
     print(f"write: {write['result']['bytes']} bytes written, {name} lo received {lo['receive_bytes']}, "
           f"ceph-osd {write['cluster']['hosts'][name]['ceph']['kinds']['ceph-osd']['seconds']:.2f} s")
 print(f"phase 3: mon-b {phases[3]['cluster']['hosts']['mon-b']['missing']}")
-sys.exit(0 if ok else 1)
 PY
 
 # nothing of the run is left in the control pool, and a late monitor cannot bring it back

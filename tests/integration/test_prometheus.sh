@@ -12,6 +12,7 @@
 # `prometheus = false` skips that lookup.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/results.sh"
 
 work=$(mktemp -d)
 pids=()
@@ -76,18 +77,12 @@ has() {
   curl -s --max-time 5 "$url/api/v1/query" --data-urlencode "query=$1" | grep -q '"result":\[{'
 }
 # Prometheus has scraped both exporters a few times (bounded: 90 s on a loaded machine)
-ready=
-deadline=$(($(date +%s) + 90))
-while [ "$(date +%s)" -lt "$deadline" ]; do
-  if has 'count(up == 1) == 2' &&
+scraped() {
+  has 'count(up == 1) == 2' &&
     has 'count_over_time(namedprocess_namegroup_cpu_seconds_total{groupname="ceph-osd",mode="user"}[20s]) >= 2' &&
-    has 'count_over_time(node_cpu_seconds_total{mode="idle"}[5s]) >= 3'; then
-    ready=1
-    break
-  fi
-  sleep 0.5
-done
-if [ -z "$ready" ]; then
+    has 'count_over_time(node_cpu_seconds_total{mode="idle"}[5s]) >= 3'
+}
+if ! wait_until 90 0.5 scraped; then
   echo "FAIL: Prometheus did not scrape node-exporter and process-exporter within 90 s"
   tail -5 "$work/prometheus.log" "$work/node.log" "$work/process.log"
   exit 1
@@ -106,34 +101,13 @@ return cm.scenario {
 }
 EOF
 
-# check_results DIR PYTHON-EXPRESSIONS...: each expression, given the results document `d`,
-# the write phase `w` and its `cluster.prometheus` table `pr`, must be true
-check_results() {
-  local dir=$1
-  shift
-  checks=$((checks + 1))
-  if ! python3 - "$dir/results.json" "$@" <<'PY'; then
-import json, sys
-d = json.load(open(sys.argv[1]))
+# check_results (tests/lib/results.sh) with the write phase `w` and its
+# `cluster.prometheus` table `pr`; on failure, the write phase's window, result and cluster
+results_names='
 w = [p for p in d["phases"] if p["name"] == "write"][0]
-pr = w.get("cluster", {}).get("prometheus", {})
-bad = []
-for e in sys.argv[2:]:
-    try:
-        if not eval(e):
-            bad.append(e)
-    except Exception as x:
-        bad.append(e + " (" + repr(x) + ")")
-for e in bad:
-    print("  not true:", e)
-if bad:
-    print("  write phase:", json.dumps({k: w.get(k) for k in ("window", "result", "cluster")})[:3000])
-sys.exit(1 if bad else 0)
-PY
-    failures=$((failures + 1))
-    echo "FAIL: $dir/results.json"
-  fi
-}
+pr = w.get("cluster", {}).get("prometheus", {})'
+results_dump='
+print("  write phase:", json.dumps({k: w.get(k) for k in ("window", "result", "cluster")})[:3000])'
 
 # 1. the figures, for this host (instance 127.0.0.1:node_port and 127.0.0.1:process_port)
 run_cli 0 run "$work/prom.lua" -p progress=false -o "$work/on" --prometheus "$url/"
@@ -175,7 +149,7 @@ for bad in "127.0.0.1:$prom_port" "ftp://127.0.0.1:$prom_port" "http://127.0.0.1
   expect_stderr "^cephmark: --prometheus expects Prometheus's base URL \(http://HOST:PORT\), got '.*': "
   expect_stderr_lines 1
   checks=$((checks + 1))
-  if [ -e "$work/bad" ]; then failures=$((failures + 1)); echo "FAIL: --prometheus '$bad' left $work/bad"; fi
+  if [ -e "$work/bad" ]; then fail "--prometheus '$bad' left $work/bad"; fi
 done
 
 # 5. no URL: the dashboard's address in the cluster's config database (only when the

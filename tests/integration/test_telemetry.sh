@@ -9,6 +9,7 @@
 # for the commit and kv sync latencies).
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/results.sh"
 
 work=$(mktemp -d)
 nocaps_key=client.cephmark-test-nocaps
@@ -37,28 +38,10 @@ return cm.scenario {
 EOF
 sed 's/name = "telemetry-test",/name = "telemetry-off", telemetry = false,/' "$work/telemetry.lua" >"$work/off.lua"
 
-# check_results DIR PYTHON-EXPRESSIONS...: each expression, given the results document `d`
-# and its phases by name `ph`, must be true
-check_results() {
-  local dir=$1
-  shift
-  checks=$((checks + 1))
-  if ! python3 - "$dir/results.json" "$@" <<'PY'; then
-import json, sys
-d = json.load(open(sys.argv[1]))
-ph = {p["name"]: p for p in d.get("phases", [])}
-bad = [e for e in sys.argv[2:] if not eval(e)]
-for e in bad:
-    print("  not true:", e)
-if bad:
-    for p in d.get("phases", []):
-        print("  phase", p["name"], json.dumps(p.get("cluster"))[:600])
-sys.exit(1 if bad else 0)
-PY
-    failures=$((failures + 1))
-    echo "FAIL: $dir/results.json"
-  fi
-}
+# on a failed check_results: the phases' cluster tables
+results_dump='
+for p in d.get("phases", []):
+    print("  phase", p["name"], json.dumps(p.get("cluster"))[:600])'
 
 # deltas non-negative, everywhere (totals and per OSD, counts and latencies)
 nonneg='all(v >= 0 for p in d["phases"] for t in [p["cluster"]["osd"]] + p["cluster"]["osd"]["per_osd"] for k, v in t.items() if isinstance(v, (int, float)) and k != "osd")'
@@ -84,19 +67,19 @@ check_results "$work/on" \
   "ph['seq']['cluster']['osd']['op_out_bytes'] >= $ops * 4096"
 checks=$((checks + 1))
 if ! head -1 "$work/on/phases.csv" | grep -q ',osd_op_w,osd_op_w_latency,'; then
-  failures=$((failures + 1)); echo "FAIL: phases.csv has no osd_ columns: $(head -1 "$work/on/phases.csv")"
+  fail "phases.csv has no osd_ columns: $(head -1 "$work/on/phases.csv")"
 fi
 
 # telemetry = false: no reading, no line
 run_cli 0 run "$work/off.lua" -p progress=false -o "$work/off"
 checks=$((checks + 1))
-if grep -q '^    osd:' "$out_file"; then failures=$((failures + 1)); echo "FAIL: telemetry = false printed an osd: line"; fi
+if grep -q '^    osd:' "$out_file"; then fail "telemetry = false printed an osd: line"; fi
 check_results "$work/off" 'all("cluster" not in p for p in d["phases"])' 'len(d["phases"]) == 3'
 
 # --no-telemetry: the same for a scenario that has telemetry on
 run_cli 0 run "$work/telemetry.lua" -p progress=false -o "$work/cli-off" --no-telemetry
 checks=$((checks + 1))
-if grep -q '^    osd:' "$out_file"; then failures=$((failures + 1)); echo "FAIL: --no-telemetry printed an osd: line"; fi
+if grep -q '^    osd:' "$out_file"; then fail "--no-telemetry printed an osd: line"; fi
 check_results "$work/cli-off" 'all("cluster" not in p for p in d["phases"])' 'len(d["phases"]) == 3'
 
 # a key that may use the pool but not read the OSDs' counters (osd 'allow *' is needed)
@@ -134,7 +117,7 @@ check_results "$work/slow" '[o["osd"] for o in ph["seq"]["cluster"]["osd"]["outl
   "$nonneg"
 checks=$((checks + 1))
 if [ "$(ceph config dump 2>/dev/null | md5sum)" != "$config_before" ]; then
-  failures=$((failures + 1)); echo "FAIL: ceph config dump changed by the slowed-OSD run"
+  fail "ceph config dump changed by the slowed-OSD run"
 fi
 
 # an OSD that does not answer: osd.2 stopped (SIGSTOP) just before the phase's first reading

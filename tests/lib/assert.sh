@@ -78,6 +78,43 @@ expect_faster_than() {
   fi
 }
 
+# fail MESSAGE...: counts a failed check and says what failed
+fail() {
+  failures=$((failures + 1))
+  echo "FAIL: $*"
+}
+
+# check COMMAND...: runs COMMAND as one check; its status is the caller's to act on, as in
+# `check [ "$status" = 0 ] || fail "..."` (tests whose checks take a description first
+# define their own check after sourcing this file)
+check() {
+  checks=$((checks + 1))
+  "$@"
+}
+
+# wait_until SECONDS INTERVAL COMMAND...: runs COMMAND every INTERVAL seconds until it
+# succeeds; returns 1 once SECONDS have passed without it (the caller says what failed)
+wait_until() {
+  local deadline=$((SECONDS + $1)) interval=$2
+  shift 2
+  until "$@"; do
+    [ "$SECONDS" -ge "$deadline" ] && return 1
+    sleep "$interval"
+  done
+}
+
+# poll SECONDS COMMAND...: a check that COMMAND succeeds within SECONDS (tried every half
+# second); fails it, and returns 1, when it does not
+poll() {
+  local limit=$1
+  shift
+  checks=$((checks + 1))
+  wait_until "$limit" 0.5 "$@" || {
+    fail "not true within $limit s: $*"
+    return 1
+  }
+}
+
 finish() {
   echo "$(basename "$0"): $checks checks, $failures failed"
   [ "$failures" = 0 ]

@@ -12,18 +12,15 @@ local compare = require "cephmark.compare"
 local html = require "cephmark.report.html"
 local results = require "cephmark.results"
 local t = require "cephmark.test"
+local pages = require "report_pages"
+
+local count = pages.count
 
 local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or "."
 local fixture_dir = here .. "/fixtures/report-cluster-side"
 
 local function load()
   return assert(results.read_document(fixture_dir .. "/results.json", fixture_dir))
-end
-
-local function count(text, pattern)
-  local n = 0
-  for _ in text:gmatch(pattern) do n = n + 1 end
-  return n
 end
 
 -- the <svg> of the chart titled `title`, or nil
@@ -67,7 +64,7 @@ end
 -- ---------------------------------------------------------------- two repetitions
 
 local doc = load()
-local page = html.build({ assert(html.normalize(doc, "results/ec-vs-replica")) })
+local page = pages.page(doc, "results/ec-vs-replica")
 t.eq(count(page, 'data%-kind="hbar"'), 6, "a 'where the time goes' chart per phase and variant (3 x 2)")
 t.eq(count(page, "<h3>Where the time goes</h3>"), 1, "one section")
 t.eq(count(page, "<h3>CPU per op</h3>"), 1, "one CPU section")
@@ -173,7 +170,7 @@ for _, phase in ipairs(single.phases) do
   if phase.repetition == 1 then kept[#kept + 1] = phase end
 end
 single.phases, single.comparisons = kept, {}
-local single_page = html.build({ assert(html.normalize(single, "results/one")) })
+local single_page = pages.page(single, "results/one")
 t.eq(count(single_page, 'data%-kind="hbar"'), 6, "one run: the same charts")
 local one = phases_of(single, "write", "replica")[1]
 local one_rows = hbar_rows(chart_of(single_page, "write replica: where the time goes"))
@@ -190,7 +187,7 @@ t.match(single_page, '<td class="n">none: one run</td>', "one run: no interval i
 -- telemetry off (or no cluster): no cluster table, no section, no empty chart
 local off = load()
 for _, phase in ipairs(off.phases) do phase.cluster = nil end
-local off_page = html.build({ assert(html.normalize(off, "results/off")) })
+local off_page = pages.page(off, "results/off")
 t.ok(off_page:find("Where the time goes", 1, true) == nil, "telemetry off: no time section")
 t.ok(off_page:find("CPU per op", 1, true) == nil, "telemetry off: no CPU section")
 t.eq(count(off_page, 'data%-kind="hbar"'), 0, "telemetry off: no time chart")
@@ -206,7 +203,7 @@ for _, phase in ipairs(partial.phases) do
       scope = "daemons on this host", daemons = {}, kinds = {} }
   end
 end
-local partial_page = html.build({ assert(html.normalize(partial, "results/partial")) })
+local partial_page = pages.page(partial, "results/partial")
 t.eq(count(partial_page, 'data%-kind="hbar"'), 3, "only the variant with OSD figures gets time charts")
 t.ok(partial_page:find("write ec: where the time goes", 1, true) == nil, "none for the one without")
 local partial_cpu = chart_of(partial_page, "write: CPU per op by variant")
@@ -221,7 +218,7 @@ for _, phase in ipairs(remote.phases) do
       scope = "daemons on this host", daemons = {}, kinds = {} }
   end
 end
-local remote_page = html.build({ assert(html.normalize(remote, "remote")) })
+local remote_page = pages.page(remote, "remote")
 t.eq(count(remote_page, 'data%-kind="hbar"'), 0, "no OSD figures: no time chart")
 t.match(chart_of(remote_page, "write: CPU per op by variant") or "", 'data%-points="2"',
   "remote: a client bar per variant")
@@ -234,7 +231,7 @@ for _, phase in ipairs(null.phases) do
     phase.cluster = { cpu = { client = phase.cluster.cpu.client, client_per_op = phase.cluster.cpu.client_per_op } }
   end
 end
-t.ok(html.build({ assert(html.normalize(null, "null")) }):find("CPU per op", 1, true) == nil,
+t.ok(pages.page(null, "null"):find("CPU per op", 1, true) == nil,
   "no daemon scan: no CPU section")
 
 -- memstore: no bluestore section, so no commit or kv sync bar
@@ -244,7 +241,7 @@ for _, phase in ipairs(memstore.phases) do
     phase.cluster.osd.commit_latency, phase.cluster.osd.kv_sync_latency = nil, nil
   end
 end
-local memstore_rows = hbar_rows(chart_of(html.build({ assert(html.normalize(memstore, "m")) }),
+local memstore_rows = hbar_rows(chart_of(pages.page(memstore, "m"),
   "write replica: where the time goes"))
 t.eq(#memstore_rows, 4, "memstore: client, op_w, process, subop_w")
 t.eq((memstore_rows[4] or {}).label, "OSDs: subop_w (a replica write)", "memstore: the sub-op bar stays")
@@ -256,7 +253,7 @@ for _, phase in ipairs(rgw.phases) do
     phase.cluster.cpu.kinds.radosgw = { count = 1, seconds = 0.01, per_op = 2e-5, restarted = 0, gone = 0 }
   end
 end
-local rgw_cpu = chart_of(html.build({ assert(html.normalize(rgw, "r")) }), "write: CPU per op by variant")
+local rgw_cpu = chart_of(pages.page(rgw, "r"), "write: CPU per op by variant")
 t.match(rgw_cpu or "", ">mgr</text>.*>rgw</text>", "rgw after mgr")
 t.match(rgw_cpu or "", 'data%-points="10"', "2 variants x 5 owners")
 
@@ -270,7 +267,7 @@ for _, phase in ipairs(unlabelled.phases) do
   end
 end
 unlabelled.phases, unlabelled.comparisons = kept_one, {}
-local unlabelled_page = html.build({ assert(html.normalize(unlabelled, "u")) })
+local unlabelled_page = pages.page(unlabelled, "u")
 t.ok(chart_of(unlabelled_page, "write: where the time goes") ~= nil, "no label: the phase's name alone")
 t.match(unlabelled_page, "<tr><td>write</td><td>client</td>", "no label: the CPU table names the phase")
 

@@ -8,6 +8,9 @@
 local html = require "cephmark.report.html"
 local results = require "cephmark.results"
 local t = require "cephmark.test"
+local pages = require "report_pages"
+
+local count = pages.count
 
 local function series(n, mib, lat)
   local out = {}
@@ -31,12 +34,6 @@ local function phase(index, name, label, mib, lat, variant, point)
       lat = { avg = lat, p50 = lat, p90 = lat * 2, p99 = lat * 3, p99_9 = lat * 4, p99_99 = lat * 5, max = lat * 6,
         percentiles = percentiles(lat) } },
     series = series(3, mib, lat) }
-end
-
-local function count(text, pattern)
-  local n = 0
-  for _ in text:gmatch(pattern) do n = n + 1 end
-  return n
 end
 
 -- every chart has a positive data-points count, and as many polylines or bars as it says
@@ -121,7 +118,7 @@ for _, bs in ipairs { "4K", "64K", "4M" } do
       { pool = "bench", block_size = bs, threads = threads }, label)
   end
 end
-local sweep_page = html.build({ assert(html.normalize(sweep_doc, "results/sweep")) })
+local sweep_page = pages.page(sweep_doc, "results/sweep")
 -- 2 dimensions x 3 metrics sweep charts + 1 percentile chart + 6 phases x 2 timelines
 t.eq(charts_have_data(sweep_page, "sweep"), 19, "charts of a 3 x 2 sweep")
 t.match(sweep_page, "write: MiB/s vs block_size", "metric vs block size")
@@ -218,7 +215,7 @@ local function bar_chart(text)
   return chart, bars, whiskers
 end
 
-local repeated = html.build({ assert(html.normalize(repeated_doc(5), "results/r5")) })
+local repeated = pages.page(repeated_doc(5), "results/r5")
 local chart, bars, whiskers = bar_chart(repeated)
 t.eq(#bars, 3, "one bar per variant")
 t.eq(#whiskers, 3, "one interval whisker per variant")
@@ -256,7 +253,7 @@ t.match(repeated, '<td>a</td><td>yes</td><td class="n">5</td><td class="n">100</
   '<td class="n"></td><td></td><td class="n"></td><td>%-</td>', "the baseline: no change, no standing")
 
 -- one repetition: no whiskers, and the figure says that one run gives no interval
-local single = html.build({ assert(html.normalize(repeated_doc(1), "results/r1")) })
+local single = pages.page(repeated_doc(1), "results/r1")
 local single_chart, single_bars = bar_chart(single)
 t.eq(#single_bars, 3, "one run: the bars")
 t.eq(count(single_chart, "error%-bar"), 0, "one run: no whiskers at all")
@@ -268,7 +265,7 @@ t.match(single, "<td>one run each: uncertainty unknown</td>", "one run: the verd
 t.match(single, "<th>per%-second stddev within the run</th>", "one run: stddev column labelled")
 
 -- a folder from before repetitions (no stats): as before, stddev whiskers, labelled
-local old = html.build({ assert(html.normalize(comparison_doc, "results/old")) })
+local old = pages.page(comparison_doc, "results/old")
 t.eq(count(old, 'class="error%-bar"'), 8, "old folder: stddev whiskers as before")
 t.eq(count(old, "error%-bar interval"), 0, "old folder: no interval whiskers")
 t.match(old, "Whiskers: ± per%-second stddev within the run, not an uncertainty of the figure", "old folder: labelled")
@@ -292,7 +289,7 @@ end
 sweep_rep.comparisons = { { by = "point", baseline = "threads=1", metrics = { "bandwidth_mib" }, repetitions = 3,
   rows = {}, best = { { phase = "write", metric = "bandwidth_mib", best = "threads=16", as_good = { "threads=4" },
     n = 3 } } } }
-local sweep_rep_page = html.build({ assert(html.normalize(sweep_rep, "results/sweep-rep")) })
+local sweep_rep_page = pages.page(sweep_rep, "results/sweep-rep")
 local mib_chart = sweep_rep_page:match('<svg class="chart" data%-kind="line"[^>]*aria%-label="write: MiB/s vs threads".-</svg>')
 t.ok(mib_chart ~= nil, "sweep with repetitions: MiB/s vs threads")
 t.match(mib_chart or "", 'data%-points="3"', "one point per sweep point, not one per repetition")

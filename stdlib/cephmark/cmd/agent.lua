@@ -49,34 +49,13 @@ local spec = {
   ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
 }
 
-local function log(fmt, ...) io.stderr:write(string.format("agent: " .. fmt, ...), "\n") end
+local log = distributed.logger("agent")
 
-local Agent = {}
-Agent.__index = Agent
+-- registration, heartbeat, replies and the watch's loop: distributed.lua's members
+local Agent = distributed.member_class("agent", distributed.REGISTRY, distributed.CONTROL)
+local listed = distributed.listed
 
-function Agent:register()
-  local entry = json.encode { host = sys.hostname(), pid = sys.getpid(), version = sys.version,
-    gid = self.gid, cookie = self.watch:cookie(), heartbeat = sys.realtime(), started = self.started,
-    state = self.state }
-  local ok, err = control.omap_set(self.pool, distributed.REGISTRY, { [self.name] = entry })
-  if not ok then log("heartbeat failed: %s", err) end
-  self.last_heartbeat = sys.monotonic()
-end
-
-function Agent:heartbeat_due() return sys.monotonic() - self.last_heartbeat >= distributed.HEARTBEAT_INTERVAL end
-
-function Agent:reply(message, body)
-  body.agent = self.name
-  local ok, err = self.watch:ack(message, json.encode(body))
-  if not ok then log("cannot acknowledge a notify: %s", err) end
-end
-
-local function listed(list, name)
-  for _, n in ipairs(list or {}) do
-    if n == name then return true end
-  end
-  return false
-end
+function Agent:registration() return { state = self.state } end
 
 function Agent:on_hello(message, body)
   if not listed(body.agents, self.name) then return self:reply(message, { ignored = true }) end
@@ -180,41 +159,23 @@ function Agent:on_done(message, body)
   self:reply(message, { done = true })
 end
 
--- A watch the OSD dropped (the agent stalled past the watch timeout, or the OSD restarted
--- and the client could not re-establish it) is replaced by a new one.
-function Agent:next_message(timeout)
-  local ok, message = pcall(self.watch.next, self.watch, timeout)
-  if ok then return message end
-  local text = tostring((sys.error_info(message)))
-  if not text:find("was lost", 1, true) then error(message, 0) end
-  log("%s; watching again", text)
-  pcall(self.watch.close, self.watch)
-  local watch, err = control.watch(self.pool, distributed.CONTROL)
-  if not watch then sys.fail("agent: cannot watch the control object again: " .. tostring(err)) end
-  self.watch = watch
-  self:register()
-  return nil
+function Agent:dispatch(message, body)
+  if body.type == "hello" then
+    self:on_hello(message, body)
+  elseif body.type == "prepare" then
+    self:on_prepare(message, body)
+  elseif body.type == "go" then
+    self:on_go(message, body)
+  elseif body.type == "done" then
+    self:on_done(message, body)
+  else
+    self:reply(message, { ignored = true })
+  end
 end
 
-function Agent:serve()
-  while true do
-    if self:heartbeat_due() then self:register() end
-    local message = self:next_message(distributed.HEARTBEAT_INTERVAL / 2)
-    if message then
-      local body = distributed.decode(message.payload) or {}
-      if body.type == "hello" then
-        self:on_hello(message, body)
-      elseif body.type == "prepare" then
-        self:on_prepare(message, body)
-      elseif body.type == "go" then
-        self:on_go(message, body)
-      elseif body.type == "done" then
-        self:on_done(message, body)
-      else
-        self:reply(message, { ignored = true })
-      end
-    end
-  end
+-- the pools its phases opened, closed once it has deregistered
+function Agent:release()
+  for _, p in pairs(self.pools or {}) do pcall(p.close, p) end
 end
 
 function M.main(argv)
@@ -237,27 +198,8 @@ function M.main(argv)
     return monitor.serve { pool = pool, name = name, control_pool = opts.control_pool,
       conf = rawget(require("cephmark.rados").defaults or {}, "conf") }
   end
-  local registry = distributed.registry(pool) or {}
-  local existing = registry[name]
-  if existing and existing.age <= distributed.HEARTBEAT_TIMEOUT and
-    not (existing.host == sys.hostname() and existing.pid == sys.getpid()) then
-    sys.fail(string.format("%s: an agent named '%s' is alive (host %s, pid %s, heartbeat %.1f s ago); choose another --name",
-      command, name, tostring(existing.host), tostring(existing.pid), existing.age))
-  end
-  local watch, err = control.watch(pool, distributed.CONTROL)
-  if not watch then sys.fail(command .. ": " .. err) end
-  local self = setmetatable({ name = name, cluster = cluster, pool = pool, watch = watch, gid = control.instance_id(pool),
-    started = sys.realtime(), state = "idle", last_heartbeat = 0, pools = {} }, Agent)
-  self:register()
-  log("%s registered in pool %s (client.%d); waiting for runs", name, opts.control_pool or distributed.DEFAULT_POOL, self.gid)
-  local ok, serve_err = pcall(self.serve, self)
-  pcall(control.omap_remove, pool, distributed.REGISTRY, { name })
-  pcall(self.watch.close, self.watch)
-  for _, p in pairs(self.pools or {}) do pcall(p.close, p) end
-  local message = tostring((sys.error_info(serve_err)))
-  if not ok and not message:find("interrupted", 1, true) then sys.fail(command .. ": " .. message) end
-  log("%s deregistered", name)
-  return sys.EXIT_INTERRUPTED
+  return distributed.serve_member(Agent, { name = name, cluster = cluster, pool = pool,
+    control_pool = opts.control_pool, state = "idle", pools = {} }, "an agent", "waiting for runs")
 end
 
 return M
