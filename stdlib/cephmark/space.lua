@@ -15,6 +15,7 @@ local M = {}
 M.SOURCE = "ceph df detail (the mgr's pool statistics)"
 M.NO_MGR = "no mgr reports"
 M.POLL = 0.5            -- seconds between two readings while waiting
+M.MGR_SEEN_FOR = 5      -- seconds a state reading's active mgr stands for `mgr stat`
 M.STATS_PERIOD = 5      -- mgr_stats_period's default: how often daemons report to the mgr
 M.TICK_PERIOD = 2       -- mgr_tick_period's default: how often the mgr reports to the mons
 M.FLUSH_TIMEOUT = 2     -- seconds an OSD has to answer flush_pg_stats
@@ -187,13 +188,18 @@ Tracker.__index = Tracker
 -- tracker{cluster = fn() -> connection, pools = fn() -> {{label, name, created}}, clock,
 -- sleep}
 function M.tracker(options)
-  return setmetatable({ cluster = options.cluster, pools = options.pools, clock = options.clock or sys.monotonic,
+  return setmetatable({ cluster = options.cluster, pools = options.pools, mgr_seen = options.mgr_seen,
+    clock = options.clock or sys.monotonic,
     sleep = options.sleep or sys.sleep, writes = {}, written_bytes = {}, unknown = {}, amplification = {} },
     Tracker)
 end
 
--- Whether a mgr is active: without one the mons have no pool statistics to give.
+-- Whether a mgr is active: without one the mons have no pool statistics to give. A mgr
+-- seen active by the cluster-state reading of the last few seconds (`mgr_seen`, the time
+-- it was) spares the command; one not seen is always asked about.
 function Tracker:mgr_available()
+  local seen = self.mgr_seen and self.mgr_seen()
+  if seen and self.clock() - seen < M.MGR_SEEN_FOR then return true end
   local stat = self.cluster():mon_command { prefix = "mgr stat" }
   return type(stat) == "table" and stat.available == true
 end
@@ -440,6 +446,7 @@ local function tracker_of(run)
   if not run.space_tracker then
     run.space_tracker = M.tracker {
       cluster = function() return run:cluster() end,
+      mgr_seen = function() return run.state_watcher and run.state_watcher.mgr_seen_at end,
       pools = function()
         local list = {}
         for _, pool in ipairs(run.pools) do

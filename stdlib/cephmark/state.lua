@@ -320,6 +320,8 @@ function Watcher:reading()
     if sys.interrupted() or sys.exit_requested() then error(reading, 0) end
     return nil, tostring((sys.error_info(reading)))
   end
+  -- when the mgr was last seen active (the space reading after the phase asks no more)
+  if reading and reading.mgr == true then self.mgr_seen_at = sys.monotonic() end
   return reading, err
 end
 

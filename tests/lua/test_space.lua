@@ -151,6 +151,29 @@ t.eq(slept, 0, "and no wait")
 t.eq(table.concat(commands, ","), "mgr stat,mgr stat", "only asked whether a mgr is there")
 t.eq(space.summary_line(unknown), "    space: unknown: no mgr reports", "the summary line says so")
 
+-- a mgr seen active by a state reading of the last seconds spares `mgr stat`; an older
+-- sighting, or none, does not
+local asked, now_at = {}, 100
+local seen_tracker = space.tracker {
+  cluster = function()
+    return { mon_command = function(_, cmd)
+      asked[#asked + 1] = cmd.prefix
+      return { available = true }
+    end }
+  end,
+  pools = function() return {} end,
+  clock = function() return now_at end,
+  mgr_seen = function() return 97 end,
+}
+t.eq(seen_tracker:mgr_available(), true, "seen 3 s ago: available")
+t.eq(#asked, 0, "without a command")
+now_at = 103
+t.eq(seen_tracker:mgr_available(), true, "seen 6 s ago: asked again")
+t.eq(table.concat(asked, ","), "mgr stat", "with mgr stat")
+seen_tracker.mgr_seen = function() return nil end
+seen_tracker:mgr_available()
+t.eq(#asked, 2, "never seen: asked")
+
 -- accounting: a write's objects and its metadata object, the owner record; a cleanup
 -- removes its run's; a write it cannot count makes the pool's objects unknown
 tracker:account("rep", "write", { objects = 8, bytes = 8 * 4096, run_name = "a" })
