@@ -65,7 +65,8 @@ json_check "$work/on" 'cpu(1).kinds["radosgw"] and cpu(1).kinds["radosgw"].count
 json_check "$work/on" 'cpu(1).client_per_op > 0 and cpu(1).client.ops >= r.phases[1].result.ops' "the client's CPU per op, over every op of the phase"
 json_check "$work/on" 'cpu(1).scope == "daemons on this host"' "the scope is said"
 json_check "$work/on" 'cpu(1).mib_per_osd_cpu_second > 0' "MiB per OSD CPU-second"
-json_check "$work/on" 'math.abs(cpu(1).osd_per_op - cpu(1).osd_seconds / cpu(1).client.ops) < 1e-12' "osd_per_op = OSD seconds / ops"
+# to as many significant digits as the OSDs' ticks (1/100 s) have, at most 6 (docs/cpu.md)
+json_check "$work/on" '(function(c) local d = math.min(6, #tostring(math.floor(c.osd_seconds * 100 + 0.5))); return c.osd_per_op == tonumber(string.format("%.".. d .. "g", c.osd_seconds / c.client.ops)) end)(cpu(1))' "osd_per_op = OSD seconds / ops, to the digits measured"
 json_check "$work/on" 'cpu(3).client_per_op > 0 and cpu(3).daemons == nil and cpu(3).osd_per_op == nil' "the null phase: the client only"
 json_check "$work/on" 'r.phases[1].result.client_cpu == nil' "the client's CPU is in cluster.cpu, not in result"
 json_check "$work/on" 'r.comparisons[1].rows[1].stats["cpu.osd_per_op"].median > 0' "s:compare takes cpu.osd_per_op"
