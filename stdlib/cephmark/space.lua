@@ -8,6 +8,7 @@
 -- phase's `cluster.space` and the results' `cluster.space` (docs/space.md).
 
 local json = require "cephmark.json"
+local cluster_state = require "cephmark.state"
 local sys = require "cephmark.sys"
 
 local M = {}
@@ -20,6 +21,7 @@ M.STATS_PERIOD = 5      -- mgr_stats_period's default: how often daemons report 
 M.TICK_PERIOD = 2       -- mgr_tick_period's default: how often the mgr reports to the mons
 M.FLUSH_TIMEOUT = 2     -- seconds an OSD has to answer flush_pg_stats
 M.HEARTBEAT_INTERVAL = 6 -- osd_heartbeat_interval's default: how often an OSD reads its store's usage
+M.REUSE_FOR = 2         -- seconds a settled reading stands for the next one when no phase ran between
 
 -- The per-pool fields kept from `ceph df detail` (its names).
 M.FIELDS = { "stored", "bytes_used", "objects", "percent_used", "max_avail", "stored_raw", "wr_bytes" }
@@ -189,9 +191,25 @@ Tracker.__index = Tracker
 -- sleep}
 function M.tracker(options)
   return setmetatable({ cluster = options.cluster, pools = options.pools, mgr_seen = options.mgr_seen,
+    osd_ids = options.osd_ids,
     clock = options.clock or sys.monotonic,
-    sleep = options.sleep or sys.sleep, writes = {}, written_bytes = {}, unknown = {}, amplification = {} },
-    Tracker)
+    sleep = options.sleep or sys.sleep, writes = {}, written_bytes = {}, unknown = {}, amplification = {},
+    phases_begun = 0 }, Tracker)
+end
+
+-- The last settled reading and its freshness, when it stands for a new one: no phase began
+-- since it was taken (`phases_since` more than those counted by then: 1 before a phase,
+-- which is already counted, 0 at the end of the run) and it is under REUSE_FOR seconds
+-- old. Nothing of the run wrote in between, so a second flush and wait would read the
+-- same; it is said as such in its freshness.
+function Tracker:reusable(phases_since)
+  local last = self.last_settled
+  if not last or last.phases + phases_since ~= self.phases_begun then return nil end
+  if self.clock() - last.at >= M.REUSE_FOR then return nil end
+  local freshness = {}
+  for key, value in pairs(last.freshness) do freshness[key] = value end
+  freshness.reused = true
+  return last.reading, freshness
 end
 
 -- Whether a mgr is active: without one the mons have no pool statistics to give. A mgr
@@ -249,10 +267,10 @@ end
 -- nil when an OSD could not be asked (no caps, no answer in time): then only time tells.
 function Tracker:flush()
   local cluster = self.cluster()
-  -- every OSD in the map (`osd ls`: the whole OSD map grows with the cluster and costs
-  -- more to decode than the rest of the reading); one that is down answers at once with
-  -- ENXIO and has nothing to flush
-  local ids = cluster:mon_command { prefix = "osd ls" }
+  -- every OSD in the map (as the run keeps the list, or `osd ls`); one that is down answers
+  -- at once with ENXIO and has nothing to flush
+  local ids
+  if self.osd_ids then ids = self.osd_ids() else ids = cluster_state.osd_ls(cluster) end
   if type(ids) ~= "table" or #ids == 0 then return nil end
   local answers = cluster:osd_commands(ids, { '{"prefix":"flush_pg_stats"}' }, M.FLUSH_TIMEOUT)
   local waiting = {}
@@ -296,10 +314,16 @@ function Tracker:settled_reading(ended)
     if sys.interrupted() or sys.exit_requested() then error(fresh, 0) end
     fresh = nil
   end
+  -- the mons have flushed statistics only once the mgr's next tick has passed: asking at
+  -- once would almost never find them
+  if fresh then self.sleep(M.POLL) end
   local reading, freshness = M.settle { read = function() return self:read() end, expect = self:expectations(),
     fresh = fresh, ended = ended, window = window, deadline = window + stats_period + 1, poll = M.POLL,
     clock = self.clock, sleep = self.sleep }
   if freshness and type(freshness) == "table" then freshness.waited = self.clock() - started end
+  if reading and freshness.settled then
+    self.last_settled = { reading = reading, freshness = freshness, phases = self.phases_begun, at = self.clock() }
+  end
   return reading, freshness
 end
 
@@ -340,7 +364,8 @@ end
 -- phase) the phase's pool's figures at the top, where comparisons find them.
 function Tracker:table_of(reading, freshness, phase_label, change)
   local space = { status = "measured", source = M.SOURCE, settled = freshness.settled,
-    waited = freshness.waited, settled_by = freshness.by, per_pool_statistics = reading.per_pool,
+    waited = freshness.waited, settled_by = freshness.by, reused = freshness.reused,
+    per_pool_statistics = reading.per_pool,
     report_period = self.stats_period, pools = json.array() }
   local expect = self:expectations()
   for _, pool in ipairs(self.pools()) do
@@ -388,7 +413,8 @@ function Tracker:before_phase()
     self.per_pool = first.per_pool
   end
   if self.per_pool then return nil end
-  local reading, freshness = self:settled_reading(self.last_phase_end)
+  local reading, freshness = self:reusable(1)
+  if not reading then reading, freshness = self:settled_reading(self.last_phase_end) end
   if not reading then return nil, freshness end
   return { reading = reading, freshness = freshness }
 end
@@ -413,14 +439,16 @@ function Tracker:after_phase(label, before)
   end
   local space = self:table_of(reading, freshness, label, change)
   if before then
-    space.before = { settled = before.freshness.settled, waited = before.freshness.waited }
+    space.before = { settled = before.freshness.settled, waited = before.freshness.waited,
+      reused = before.freshness.reused }
   end
   return space
 end
 
 -- At the end of the run: every pool's `space`.
 function Tracker:at_end()
-  local reading, freshness = self:settled_reading(self.last_phase_end)
+  local reading, freshness = self:reusable(0)
+  if not reading then reading, freshness = self:settled_reading(self.last_phase_end) end
   if not reading then return unknown(freshness) end
   return self:table_of(reading, freshness, nil, nil)
 end
@@ -447,6 +475,7 @@ local function tracker_of(run)
     run.space_tracker = M.tracker {
       cluster = function() return run:cluster() end,
       mgr_seen = function() return run.state_watcher and run.state_watcher.mgr_seen_at end,
+      osd_ids = function() return run:osd_ids() end,
       pools = function()
         local list = {}
         for _, pool in ipairs(run.pools) do
@@ -470,8 +499,9 @@ end
 
 -- Before a phase on a pool (op as the phase records it): state to hand to M.after_phase.
 function M.before_phase(run, op, pool_label)
-  if op ~= "write" or not pool_label then return nil end
   local tracker = tracker_of(run)
+  tracker.phases_begun = tracker.phases_begun + 1
+  if op ~= "write" or not pool_label then return nil end
   local ok, before, why = pcall(tracker.before_phase, tracker)
   if not ok and (sys.interrupted() or sys.exit_requested()) then error(before, 0) end
   if not ok then before, why = nil, tostring((sys.error_info(before))) end

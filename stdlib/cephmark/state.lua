@@ -89,6 +89,7 @@ function M.classify(status, df, pools)
     health = health.status or health.overall_status,
     checks = health_checks(health),
     osds = { total = osdmap.num_osds, up = osdmap.num_up_osds, ["in"] = osdmap.num_in_osds },
+    osdmap_epoch = math.tointeger(osdmap.epoch),
     mgr = mgr,
   }
   local reasons, scrub_reasons = json.array(), 0
@@ -322,7 +323,33 @@ function Watcher:reading()
   end
   -- when the mgr was last seen active (the space reading after the phase asks no more)
   if reading and reading.mgr == true then self.mgr_seen_at = sys.monotonic() end
+  if reading then self.osdmap_epoch = reading.osdmap_epoch end
   return reading, err
+end
+
+-- osd_ls(cluster) -> the ids of every OSD in the map (`osd ls`: a short list, where the
+-- whole OSD map grows with the cluster and costs more to decode), or nil and why.
+function M.osd_ls(cluster)
+  local ids, err = cluster:mon_command { prefix = "osd ls" }
+  if type(ids) ~= "table" then return nil, err or "no OSD list" end
+  local list = {}
+  for _, id in ipairs(ids) do
+    if math.type(id) == "integer" then list[#list + 1] = id end
+  end
+  return list
+end
+
+-- The OSDs in the map (`osd ls`), asked again only when a state reading has seen the OSD
+-- map change since they were listed: the OSD counters and the space reading around one
+-- phase would otherwise each list them, one mon command each. Without an epoch (no
+-- reading yet, or a status without one) they are always asked.
+function Watcher:osd_ids()
+  local epoch = self.enabled ~= false and self.osdmap_epoch or nil
+  if epoch and self.osd_list and self.osd_list.epoch == epoch then return self.osd_list.ids end
+  local list, err = M.osd_ls(self.cluster())
+  if not list then return nil, err end
+  self.osd_list = epoch and { epoch = epoch, ids = list } or nil
+  return list
 end
 
 -- Before a phase (title: how its lines name it): waits for a quiet cluster with

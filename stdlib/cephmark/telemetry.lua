@@ -7,6 +7,7 @@
 -- counters gets one warning and phases without telemetry. See docs/telemetry.md.
 
 local json = require "cephmark.json"
+local state = require "cephmark.state"
 local sys = require "cephmark.sys"
 
 local M = {}
@@ -221,11 +222,12 @@ local Collector = {}
 Collector.__index = Collector
 
 -- new{warn = fn(message), connect = fn() -> cluster | nil, err, client = "client.admin",
--- timeout = seconds, borrowed = true when the connection is the run's (never closed here)}
+-- timeout = seconds, borrowed = true when the connection is the run's (never closed here),
+-- osd_ids = fn() -> {ids} | nil, err: the OSDs in the map, when the run keeps them}
 function M.collector(options)
   return setmetatable({ warn = options.warn, connect = options.connect, client = options.client or "client.admin",
-    timeout = options.timeout or M.TIMEOUT, borrowed = options.borrowed, enabled = true, bluestore = {} },
-    Collector)
+    timeout = options.timeout or M.TIMEOUT, borrowed = options.borrowed, osd_ids = options.osd_ids, enabled = true,
+    bluestore = {} }, Collector)
 end
 
 function Collector:disable(message)
@@ -239,17 +241,17 @@ function Collector:close()
   self.cluster = nil
 end
 
--- The OSDs to ask: every OSD in the map (`osd ls`, a short list; the whole OSD map would
--- cost more to decode than the readings). One that is down answers at once with ENXIO
--- and is recorded as down.
+-- The OSDs to ask: every OSD in the map, as the run keeps the list or from `osd ls`. One
+-- that is down answers at once with ENXIO and is recorded as down.
 function Collector:osd_list()
-  local ids, err = self.cluster:mon_command { prefix = "osd ls" }
-  if type(ids) ~= "table" then return nil, err or "no OSD list" end
-  local list = {}
-  for _, id in ipairs(ids) do
-    if math.type(id) == "integer" then list[#list + 1] = id end
+  local ids, err
+  if self.osd_ids then
+    ids, err = self.osd_ids()
+  else
+    ids, err = state.osd_ls(self.cluster)
   end
-  return list, {}
+  if type(ids) ~= "table" then return nil, err or "no OSD list" end
+  return ids, {}
 end
 
 -- The answers of every OSD in `ids` to the commands it needs: both sections, or the `osd`

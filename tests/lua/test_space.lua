@@ -151,6 +151,71 @@ t.eq(slept, 0, "and no wait")
 t.eq(table.concat(commands, ","), "mgr stat,mgr stat", "only asked whether a mgr is there")
 t.eq(space.summary_line(unknown), "    space: unknown: no mgr reports", "the summary line says so")
 
+-- a store without statistics per pool (memstore): a settled reading before a write phase
+-- and one after it, each after a flush; a later write phase with no phase between stands on
+-- the reading after the one before, as does the end of the run, and only while it is
+-- recent; the OSDs come from the run's list, not from `osd ls`
+do
+  local memstore = fixture("df-memstore-4M.json")
+  local sent, flushes, clock = {}, 0, 1000
+  local sessions = {
+    mon_command = function(_, cmd)
+      sent[#sent + 1] = cmd.prefix
+      if cmd.prefix == "mgr stat" then return { available = true } end
+      if cmd.prefix == "config get" then return nil, "not set" end
+      if cmd.prefix == "df" then return memstore end
+      if cmd.prefix == "osd last-stat-seq" then return "1000" end
+      error("unexpected command " .. cmd.prefix)
+    end,
+    osd_commands = function(_, ids)
+      flushes = flushes + 1
+      local answers = {}
+      for _, id in ipairs(ids) do answers[id] = { "7" } end
+      return answers
+    end,
+  }
+  local pool_name
+  for _, pool in ipairs(memstore.pools) do
+    if pool.stats.stored > 0 and not pool_name then pool_name = pool.name end
+  end
+  local mem = space.tracker {
+    cluster = function() return sessions end,
+    pools = function() return { { label = "rep", name = pool_name, created = false } } end,
+    osd_ids = function() return { 0, 1, 2 } end,
+    clock = function() return clock end,
+    sleep = function(seconds) clock = clock + seconds end,
+  }
+  local function begin_phase() mem.phases_begun = mem.phases_begun + 1 end
+  begin_phase()
+  local before = mem:before_phase()
+  t.eq(flushes, 1, "memstore: a settled reading before the first write")
+  t.eq(before.freshness.reused, nil, "taken for it")
+  mem:account("rep", "write", { bytes = 0, run_name = "a" })
+  local after = mem:after_phase("rep", before)
+  t.eq(flushes, 2, "and one after it")
+  t.eq(after.status, "measured", "measured")
+  begin_phase()
+  local again = mem:before_phase()
+  t.eq(flushes, 2, "the next write with no phase between: no new flush")
+  t.eq(again.freshness.reused, true, "said to stand on the reading after the phase before")
+  mem:account("rep", "write", { bytes = 0, run_name = "b" })
+  mem:after_phase("rep", again)
+  t.eq(flushes, 3, "after it: a reading of its own")
+  local ending = mem:at_end()
+  t.eq(flushes, 3, "the end of the run right after: the same reading")
+  t.eq(ending.reused, true, "said as such")
+  begin_phase() -- a read phase: nothing read for it
+  begin_phase()
+  mem:before_phase()
+  t.eq(flushes, 4, "a phase between: a new reading")
+  clock = clock + space.REUSE_FOR
+  mem:at_end()
+  t.eq(flushes, 5, "a reading older than REUSE_FOR: a new one")
+  for _, prefix in ipairs(sent) do
+    t.ok(prefix ~= "osd ls", "the OSDs come from the run's list, not osd ls")
+  end
+end
+
 -- a mgr seen active by a state reading of the last seconds spares `mgr stat`; an older
 -- sighting, or none, does not
 local asked, now_at = {}, 100

@@ -176,4 +176,38 @@ for _, line in ipairs(printed) do
 end
 t.ok(found, "compare: the printed verdict carries the mention")
 
+-- the OSD list a run shares between its OSD counters and its space readings: asked once,
+-- and again only when a state reading shows another OSD map epoch (or none)
+do
+  local status = load("status-clean.json")
+  local sent = {}
+  local fake = { mon_command = function(_, cmd)
+    sent[#sent + 1] = cmd.prefix
+    if cmd.prefix == "status" then return status end
+    if cmd.prefix == "osd ls" then return { 0, 1, 2 } end
+    error("unexpected command " .. cmd.prefix)
+  end }
+  local watcher = state.watcher { cluster = function() return fake end, pools = function() return {} end,
+    warn = print, say = print, record = true }
+  local function count(prefix)
+    local n = 0
+    for _, p in ipairs(sent) do if p == prefix then n = n + 1 end end
+    return n
+  end
+  t.eq(state.classify(status).osdmap_epoch, math.tointeger(status.osdmap.epoch), "a reading keeps the OSD map epoch")
+  watcher:before("[1] write")
+  t.eq(#watcher:osd_ids(), 3, "the OSDs")
+  t.eq(#watcher:osd_ids(), 3, "again")
+  t.eq(count("osd ls"), 1, "listed once for the same epoch")
+  status.osdmap.epoch = status.osdmap.epoch + 1
+  watcher:before("[2] write")
+  watcher:osd_ids()
+  t.eq(count("osd ls"), 2, "a new epoch: listed again")
+  status.osdmap.epoch = nil
+  watcher:before("[3] write")
+  watcher:osd_ids()
+  watcher:osd_ids()
+  t.eq(count("osd ls"), 4, "no epoch: listed each time")
+end
+
 return t.done()
