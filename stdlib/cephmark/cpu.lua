@@ -140,7 +140,7 @@ local function phase_figures(before, after, client)
     end
     for _, kind in pairs(cpu.kinds) do
       -- a sum of ticks, not of seconds: 3 ticks are 0.03 s, not 0.030000000000000002
-      if kind_ticks[kind] and hz then kind.seconds = kind_ticks[kind] / hz end
+      if kind_ticks[kind] and hz then kind.seconds, kind.ticks = kind_ticks[kind] / hz, kind_ticks[kind] end
       kind.per_op = per(kind.seconds, ops, kind_ticks[kind])
     end
     local osds = cpu.kinds["ceph-osd"]
@@ -166,17 +166,18 @@ function M.phase(before, after, client)
   return { missing = tostring(figures) }
 end
 
--- A CPU figure in µs (ms from 1000 µs), three significant digits at most.
-function M.format(seconds)
+-- A CPU figure in µs (ms from 1000 µs), three significant digits at most, and no more than
+-- `digits` when it was measured with fewer (1 tick over 6000 ops is "2 µs", not "1.67 µs").
+function M.format(seconds, digits)
   if seconds == 0 then return "0 µs" end
-  local us = seconds * 1e6
+  digits = math.max(1, math.min(3, digits or 3))
+  local us = tonumber(string.format("%." .. digits .. "g", seconds * 1e6))
   local unit = "µs"
-  if us >= 999.5 then us, unit = us / 1000, "ms" end
-  local text
-  if us >= 99.95 then text = string.format("%.0f", us)
-  elseif us >= 9.995 then text = string.format("%.1f", us)
-  else text = string.format("%.2f", us) end
-  return text .. " " .. unit
+  if us >= 1000 then us, unit = tonumber(string.format("%." .. digits .. "g", us / 1000)), "ms" end
+  -- decimals for `digits` significant ones, none past the units
+  local magnitude = us >= 1 and math.floor(math.log(us, 10) + 1e-9) or -1
+  local decimals = math.max(0, digits - 1 - magnitude)
+  return string.format("%." .. decimals .. "f", us) .. " " .. unit
 end
 
 -- The phase line's part: `cpu/op: client 45.2 µs, osds 410 µs (3 ceph-osd), mon 12.0 µs`;
@@ -184,12 +185,15 @@ end
 function M.summary_text(cpu)
   if type(cpu) ~= "table" then return nil end
   local parts = {}
-  if cpu.client_per_op then parts[#parts + 1] = "client " .. M.format(cpu.client_per_op) end
+  if cpu.client_per_op then
+    local us = type(cpu.client) == "table" and cpu.client.seconds and math.floor(cpu.client.seconds * 1e6 + 0.5)
+    parts[#parts + 1] = "client " .. M.format(cpu.client_per_op, us and digits_of(us))
+  end
   if cpu.osds and cpu.kinds then
     for _, kind in ipairs(kinds) do
       local figures = cpu.kinds[kind.comm]
       if figures and figures.count > 0 and figures.per_op then
-        local text = kind.word .. " " .. M.format(figures.per_op)
+        local text = kind.word .. " " .. M.format(figures.per_op, figures.ticks and digits_of(figures.ticks))
         if kind.comm == "ceph-osd" then
           text = text .. string.format(" (%d ceph-osd%s)", figures.count,
             figures.restarted > 0 and string.format(", %d restarted", figures.restarted) or "")

@@ -169,6 +169,13 @@ t.eq(cpu.format(410.4e-6), "410 µs", "410 µs")
 t.eq(cpu.format(1.2345e-3), "1.23 ms", "1.23 ms")
 t.eq(cpu.format(0.9996e-3), "1.00 ms", "rounds up into ms")
 t.eq(cpu.format(0), "0 µs", "zero")
+t.eq(cpu.format(1 / 100 / 6000, 1), "2 µs", "one tick over 6000 ops: one digit, not 1.67 µs")
+t.eq(cpu.format(0.003, 1), "3 ms", "one digit in ms")
+t.eq(cpu.format(45.23e-6, 2), "45 µs", "two digits")
+t.eq(cpu.format(9.96e-6, 2), "10 µs", "two digits rounding up a decade")
+t.eq(cpu.format(45.23e-6, 6), "45.2 µs", "never more than three")
+t.eq(cpu.summary_text(tick_figures), "cpu/op: client 13.5 ms, osds 3 ms (3 ceph-osd)",
+  "the line keeps the digits the ticks measured: 3 ticks over 10 ops")
 
 -- comparisons judge CPU per op like a latency and MiB per OSD CPU-second like a bandwidth
 local stats = require "cephmark.stats"
