@@ -14,9 +14,13 @@ local M = {}
 M.palette = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
   "#17becf", "#7f7f7f", "#bcbd22" }
 
+local entities = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&#39;" }
+
+-- (most texts, numbers above all, have nothing to escape: found without building a copy)
 function M.escape(text)
-  return (tostring(text):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
-    ['"'] = "&quot;", ["'"] = "&#39;" }))
+  text = tostring(text)
+  if not text:find("[&<>\"']") then return text end
+  return (text:gsub("[&<>\"']", entities))
 end
 local escape = M.escape
 
