@@ -6,24 +6,11 @@
 # only, without a line. With `telemetry = false` none of it is there.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/results.sh"
 work=$(mktemp -d)
 trap 'for p in $(ceph osd pool ls 2>/dev/null | grep "^cephmark-cpu-"); do ceph osd pool rm "$p" "$p" --yes-i-really-really-mean-it >/dev/null 2>&1; done; rm -rf "$work" "$out_file" "$err_file"' EXIT
 
-# json_check DIR LUA_CONDITION WHAT: the condition holds for DIR/results.json, read as `r`
-json_check() {
-  checks=$((checks + 1))
-  cat >"$work/check.lua" <<EOF
-local sys = require "cephmark.sys"
-local r = require("cephmark.json").decode(assert(sys.read_file([==[$1/results.json]==])))
-local function cpu(i) return ((r.phases[i] or {}).cluster or {}).cpu or {} end
-if not ($2) then return { failed_ops = 1 } end
-EOF
-  if ! "$CEPHMARK" run "$work/check.lua" >/dev/null 2>"$work/check.err"; then
-    failures=$((failures + 1))
-    echo "FAIL: $3: ($2) does not hold for $1/results.json"
-    sed 's/^/  /' "$work/check.err" | head -5
-  fi
-}
+json_check_prelude='local function cpu(i) return ((r.phases[i] or {}).cluster or {}).cpu or {} end'
 
 for telemetry in true false; do
   cat >"$work/cpu-$telemetry.lua" <<EOF

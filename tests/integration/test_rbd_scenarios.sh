@@ -6,6 +6,7 @@
 # cluster this test starts itself (about 5 s) and tears down.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/results.sh"
 work=$(mktemp -d)
 bluestore="$work/bluestore"
 pool=cephmark-test-rbd-scenarios
@@ -17,20 +18,6 @@ cleanup() {
 trap cleanup EXIT
 scenarios="$CEPHMARK_SOURCE_DIR/scenarios"
 
-# json_check DIR LUA_CONDITION WHAT: the condition holds for DIR/results.json, read as `r`
-json_check() {
-  checks=$((checks + 1))
-  cat >"$work/check.lua" <<EOF
-local sys = require "cephmark.sys"
-local r = require("cephmark.json").decode(assert(sys.read_file([==[$1/results.json]==])))
-if not ($2) then return { failed_ops = 1 } end
-EOF
-  if ! "$CEPHMARK" run "$work/check.lua" >/dev/null 2>"$work/check.err"; then
-    failures=$((failures + 1))
-    echo "FAIL: $3: ($2) does not hold for $1/results.json"
-    sed 's/^/  /' "$work/check.err" | head -5
-  fi
-}
 
 # expect_files DIR: a scenario's results folder has its files
 expect_files() {

@@ -6,26 +6,13 @@
 # deletes the pools. The operator's pool, its object and the config database are unchanged.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/results.sh"
 work=$(mktemp -d)
 pid=
 operator_pool=cephmark-test-operator-repeats
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; ceph osd pool rm $operator_pool $operator_pool --yes-i-really-really-mean-it >/dev/null 2>&1; rm -rf "$work" "$out_file" "$err_file"' EXIT
 scenarios="$CEPHMARK_SOURCE_DIR/scenarios"
 
-# json_check DIR LUA_CONDITION WHAT: the condition holds for DIR/results.json, read as `r`
-json_check() {
-  checks=$((checks + 1))
-  cat >"$work/check.lua" <<EOF
-local sys = require "cephmark.sys"
-local r = require("cephmark.json").decode(assert(sys.read_file([==[$1/results.json]==])))
-if not ($2) then return { failed_ops = 1 } end
-EOF
-  if ! "$CEPHMARK" run "$work/check.lua" >/dev/null 2>"$work/check.err"; then
-    failures=$((failures + 1))
-    echo "FAIL: $3: ($2) does not hold for $1/results.json"
-    sed 's/^/  /' "$work/check.err" | head -5
-  fi
-}
 
 # expect_count PATTERN N: stdout has exactly N lines matching PATTERN
 expect_count() {

@@ -5,24 +5,11 @@
 # verification exits 1; and bad input gets one line naming the file and line.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/results.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$out_file" "$err_file"' EXIT
 scenarios="$CEPHMARK_SOURCE_DIR/scenarios"
 
-# json_check DIR LUA_CONDITION WHAT: the condition holds for DIR/results.json, read as `r`
-json_check() {
-  checks=$((checks + 1))
-  cat >"$work/check.lua" <<EOF
-local sys = require "cephmark.sys"
-local r = require("cephmark.json").decode(assert(sys.read_file([==[$1/results.json]==])))
-if not ($2) then return { failed_ops = 1 } end
-EOF
-  if ! "$CEPHMARK" run "$work/check.lua" >/dev/null 2>"$work/check.err"; then
-    failures=$((failures + 1))
-    echo "FAIL: $3: ($2) does not hold for $1/results.json"
-    sed 's/^/  /' "$work/check.err" | head -5
-  fi
-}
 
 # expect_files DIR: a scenario's results folder has all its files
 expect_files() {

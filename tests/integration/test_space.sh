@@ -9,6 +9,7 @@
 # cpu.mib_per_osd_cpu_second.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/results.sh"
 
 work=$(mktemp -d)
 memstore_cluster="${CEPHMARK_BUILD_DIR:-$work}/space-memstore-cluster"
@@ -20,23 +21,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# json_check DIR LUA_CONDITION WHAT: the condition holds for DIR/results.json, read as `r`,
-# with phase(i) the i-th phase's cluster.space
-json_check() {
-  checks=$((checks + 1))
-  cat >"$work/check.lua" <<EOF
-local sys = require "cephmark.sys"
-local r = require("cephmark.json").decode(assert(sys.read_file([==[$1/results.json]==])))
+json_check_prelude='
 local function space(i) return ((r.phases[i] or {}).cluster or {}).space or {} end
-local function near(value, want, fraction) return type(value) == "number" and math.abs(value / want - 1) <= fraction end
-if not ($2) then return { failed_ops = 1 } end
-EOF
-  if ! "$CEPHMARK" run "$work/check.lua" >/dev/null 2>"$work/check.err"; then
-    failures=$((failures + 1))
-    echo "FAIL: $3: ($2) does not hold for $1/results.json"
-    sed 's/^/  /' "$work/check.err" | head -5
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print("  phase", p["index"], json.dumps((p.get("cluster") or {}).get("space"))[:700]) for p in d["phases"]]' "$1/results.json" 2>/dev/null
-  fi
+local function near(value, want, fraction) return type(value) == "number" and math.abs(value / want - 1) <= fraction end'
+json_check_dump() {
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print("  phase", p["index"], json.dumps((p.get("cluster") or {}).get("space"))[:700]) for p in d["phases"]]' "$1/results.json" 2>/dev/null
 }
 
 cat >"$work/space.lua" <<'EOF'

@@ -1,5 +1,5 @@
-# check_results for integration tests that read a run's results.json. Source it after
-# assert.sh.
+# check_results and json_check for integration tests that read a run's results.json.
+# Source it after assert.sh.
 #
 # check_results DIR PYTHON-EXPRESSIONS...: one check that each expression is true of the
 # results document `d` in DIR/results.json, with its phases by name in `ph`. A test sets
@@ -55,4 +55,26 @@ PY
     cat
     echo 'sys.exit(0 if ok else 1)'
   } | python3 - "$1"
+}
+
+# json_check DIR LUA_CONDITION WHAT: one check that LUA_CONDITION holds for DIR/results.json,
+# decoded by cephmark's own JSON decoder as `r` (so that its numbers are the ones a scenario
+# sees). A test sets `json_check_prelude` to Lua lines defining more names from `r` (e.g.
+# `space(i)`), and may define a shell function `json_check_dump DIR` that prints what helps
+# read a failure. Needs $CEPHMARK and $work; counts in $checks and $failures.
+json_check_prelude=
+json_check() {
+  checks=$((checks + 1))
+  cat >"$work/check.lua" <<EOF
+local sys = require "cephmark.sys"
+local r = require("cephmark.json").decode(assert(sys.read_file([==[$1/results.json]==])))
+$json_check_prelude
+if not ($2) then return { failed_ops = 1 } end
+EOF
+  if ! "$CEPHMARK" run "$work/check.lua" >/dev/null 2>"$work/check.err"; then
+    failures=$((failures + 1))
+    echo "FAIL: $3: ($2) does not hold for $1/results.json"
+    sed 's/^/  /' "$work/check.err" | head -5
+    if declare -F json_check_dump >/dev/null; then json_check_dump "$1"; fi
+  fi
 }
