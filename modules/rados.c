@@ -32,6 +32,7 @@ struct cluster_handle {
     double timeout;  /* the bound of calls made outside the engine (connect's timeout) */
     unsigned users;  /* open pools */
     bool closed;     /* closed by the script: no new use */
+    lua_Integer mon_commands, osd_commands; /* sent through this handle's Lua calls */
 };
 
 /* A watch this process keeps on an owner object (rados_owner.h) while the pool is open. */
@@ -228,6 +229,17 @@ static int cluster_fsid(lua_State *L)
     return 1;
 }
 
+/* cluster:command_counts() -> mon, osd: the commands sent through mon_command and
+ * osd_commands on this handle so far (one per OSD and command), so that a run can say what
+ * its readings of the cluster cost around each phase. */
+static int cluster_command_counts(lua_State *L)
+{
+    struct cluster_handle *handle = luaL_checkudata(L, 1, CLUSTER_TYPE);
+    lua_pushinteger(L, handle->mon_commands);
+    lua_pushinteger(L, handle->osd_commands);
+    return 2;
+}
+
 /* cluster:mon_command(command [, input]) -> result, status_text | nil, message, code
  * `command` is a table (encoded to JSON, format=json added) or a JSON string. A JSON
  * answer comes back parsed into Lua tables; any other answer as a string. */
@@ -259,6 +271,7 @@ static int cluster_mon_command(lua_State *L)
     const char *commands[1] = {command};
     char *out = NULL, *status = NULL;
     size_t out_len = 0, status_len = 0;
+    handle->mon_commands++;
     int rc = rados_mon_command(handle->cluster, commands, 1, input, input_len, &out, &out_len,
                                &status, &status_len);
     if (rc < 0) {
@@ -333,6 +346,7 @@ static int cluster_osd_commands(lua_State *L)
     }
     struct cm_osd_answer *answers =
         lua_newuserdatauv(L, (size_t)(n_osds ? n_osds : 1) * sizeof *answers, 0);
+    handle->osd_commands += n_osds * n_commands;
     int rc = cm_rados_osd_commands(handle->cluster, osds, (size_t)n_osds, commands,
                                    (size_t)n_commands, cm_rados_bound(timeout), answers);
     if (rc < 0)
@@ -1523,6 +1537,7 @@ int luaopen_cephmark_rados(lua_State *L)
         {"conf_get", cluster_conf_get},
         {"fsid", cluster_fsid},
         {"mon_command", cluster_mon_command},
+        {"command_counts", cluster_command_counts},
         {"osd_commands", cluster_osd_commands},
         {"pool", cluster_open_pool},
         {"pool_exists", cluster_pool_exists},

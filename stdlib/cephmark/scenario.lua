@@ -1008,6 +1008,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   local telemetry_on = self.scenario.telemetry and self.context.telemetry ~= false
   local on_cluster = self.next_on_cluster
   self.next_on_cluster = nil
+  local side = telemetry_on and self:side_mark() or nil
   local cluster_state = self:state_before(record, pool_label, on_cluster, telemetry_on)
   local space_state = telemetry_on and space.before_phase(self, op, pool_label) or nil
   local counters_before = pool_label and self:telemetry_before() or nil
@@ -1015,9 +1016,11 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   local hosts_before = on_cluster and self.monitors and self.monitors:phase_start(record.index) or nil
   local daemons_before = telemetry_on and on_cluster and cpu.snapshot() or nil
   self.current_record = record
+  local phase_mark = side and self:side_mark()
   local started = sys.monotonic()
   local wall_start = sys.realtime()
   local result = runner(on_second, record)
+  local phase_end_mark = side and self:side_mark()
   prometheus.note_phase(self, record, wall_start, on_cluster)
   record.elapsed = sys.monotonic() - started
   local daemons_after = daemons_before and cpu.snapshot() or nil
@@ -1063,6 +1066,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     record.cluster.cpu = cpu_figures
   end
   local space_line = telemetry_on and space.after_phase(self, record, pool_label, result, space_state) or nil
+  if side and record.cluster then record.cluster.collect = self:side_cost(side, phase_mark, phase_end_mark) end
   self.records[#self.records + 1] = record
   printer.summary(result)
   if report ~= "rados-bench" then -- (rados bench's layout as it is)
@@ -1113,10 +1117,46 @@ function Run:telemetry_before()
     self.telemetry = telemetry.collector {
       warn = function(message) self:warn(message) end,
       connect = function() return self:cluster() end, borrowed = true,
+      osd_ids = function() return self:osd_ids() end,
       client = "client." .. ((rados.defaults or {}).id or "admin"),
     }
   end
   return self.telemetry:guarded(self.telemetry.before)
+end
+
+-- What reading the cluster's side costs around a phase: the commands sent through the
+-- run's connection (cluster:command_counts) and the seconds, marked at the phase's start,
+-- around its measured time and at its end. side_cost gives the phase's `cluster.collect`:
+-- the commands and seconds before and after the phase, and the commands sent while it ran
+-- (none of the readings'; docs/telemetry.md).
+function Run:side_mark()
+  local mon, osd
+  local handle = self.cluster_handle
+  if handle and handle.command_counts then mon, osd = handle:command_counts() end
+  return { at = sys.monotonic(), mon = mon, osd = osd }
+end
+
+function Run:side_cost(start, phase_start, phase_end)
+  local now = self:side_mark()
+  if not (phase_start and phase_end) then return nil end
+  local function between(a, b, key) return (a[key] and b[key]) and b[key] - a[key] or nil end
+  local function sum(x, y) return (x and y) and x + y or x or y end
+  local cost = {
+    mon_commands = sum(between(start, phase_start, "mon"), between(phase_end, now, "mon")),
+    osd_commands = sum(between(start, phase_start, "osd"), between(phase_end, now, "osd")),
+    -- to the ms: these are the wall times of the steps, not a measurement's precision
+    seconds = math.floor((phase_start.at - start.at + now.at - phase_end.at) * 1000 + 0.5) / 1000,
+    during = { mon_commands = between(phase_start, phase_end, "mon"),
+      osd_commands = between(phase_start, phase_end, "osd") },
+  }
+  return cost
+end
+
+-- The OSDs in the map: the state watcher's list while its readings see the same OSD map,
+-- else `osd ls`.
+function Run:osd_ids()
+  if self.state_watcher then return self.state_watcher:osd_ids() end
+  return state.osd_ls(self:cluster())
 end
 
 -- The cluster's state before a phase on a cluster (cephmark.state): the wait for a quiet

@@ -64,7 +64,10 @@ check_results "$work/on" \
   "ph['write']['cluster']['osd']['op_w_latency'] > 0 and ph['write']['cluster']['osd']['subop_w'] >= 2 * $ops" \
   'ph["write"]["cluster"]["osd"]["op_w"] == sum(o["op_w"] for o in ph["write"]["cluster"]["osd"]["per_osd"])' \
   "ph['write']['cluster']['osd']['op_in_bytes'] >= $ops * 4096" \
-  "ph['seq']['cluster']['osd']['op_out_bytes'] >= $ops * 4096"
+  "ph['seq']['cluster']['osd']['op_out_bytes'] >= $ops * 4096" \
+  'all(p["cluster"]["collect"]["during"] == {"mon_commands": 0, "osd_commands": 0} for p in d["phases"])' \
+  'all(p["cluster"]["collect"]["osd_commands"] >= 6 and p["cluster"]["collect"]["mon_commands"] >= 2 for p in d["phases"])' \
+  'all(p["cluster"]["collect"]["seconds"] > 0 for p in d["phases"])'
 checks=$((checks + 1))
 if ! head -1 "$work/on/phases.csv" | grep -q ',osd_op_w,osd_op_w_latency,'; then
   fail "phases.csv has no osd_ columns: $(head -1 "$work/on/phases.csv")"
