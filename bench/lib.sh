@@ -4,7 +4,7 @@
 # Pool helpers need CEPH_CONF (or -c in CEPH_ARGS) to point at the cluster to use.
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CEPHMARK=${CEPHMARK:-/work/main/build/cephmark}
+CEPHMARK=${CEPHMARK:-$BENCH_DIR/../build/cephmark}
 BENCH_BUILD=${BENCH_BUILD:-$BENCH_DIR/build}
 ROUNDS=${ROUNDS:-3}
 # every measured command is killed after this many seconds (a full or broken cluster blocks

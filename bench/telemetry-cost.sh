@@ -2,11 +2,13 @@
 # bench/telemetry-cost.sh: what reading the OSDs' perf counters around each phase costs
 # (docs/telemetry.md): bench/telemetry-cost.lua (OPS 4K writes, then their cleanup) with
 # telemetry on and off, interleaved over ROUNDS rounds (on, off, then off, on). Per side:
-# the client's CPU per write (the whole cephmark process, user + sys from bench/cpurun,
-# divided by OPS: the same work on both sides), the write phase's IOPS, and with telemetry
+# the client's CPU per write over the write phase alone (the engine's getrusage, as
+# cpu.client_per_op records it) and over the whole cephmark process (user + sys from
+# bench/cpurun, divided by OPS: the same work on both sides), the write phase's IOPS, and with telemetry
 # on the time each reading took (cluster.osd.collect_seconds). Prints medians and the
 # median of the per-round ratios. The figures are in docs/performance.md.
-# Environment: CEPHMARK, CEPH_CONF (the cluster), ROUNDS (3), OPS (6000), THREADS (16).
+# Environment: CEPHMARK, CEPH_CONF (the cluster), ROUNDS (3), OPS (6000), THREADS (16),
+# RUNS_ONLY (1: the interleaved runs alone, not the parts and the many-phase runs after them).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -25,6 +27,7 @@ run_one() {
     write_iops=$(jq '.phases[] | select(.name == "write") | .result.iops | floor' "$dir/results.json")
     cpu=$(cpu_of "$side.$round")
     sample "$side.cpu_per_write_us" "$(awk -v c="$cpu" -v o="$OPS" 'BEGIN { printf "%.2f", c / o * 1e6 }')"
+    sample "$side.inphase_cpu_per_write_us" "$(kv "$side.$round" inphase_us_per_op)"
     sample "$side.write_iops" "$write_iops"
     if [[ $side == on ]]; then
         jq -r '.phases[] | .cluster.osd.collect_seconds | .before, .after' "$dir/results.json" |
@@ -41,10 +44,12 @@ done
 echo
 echo "telemetry cost: $OPS 4K writes and their cleanup, $THREADS in flight, $ROUNDS interleaved rounds"
 printf '%-34s %10s %10s %8s\n' "" off on "on/off"
-for key in cpu_per_write_us write_iops; do
+for key in inphase_cpu_per_write_us cpu_per_write_us write_iops; do
     printf '%-34s %10s %10s %8s\n' "$key" "$(med off.$key)" "$(med on.$key)" "$(ratios on.$key off.$key | median)"
 done
 echo "one reading of every OSD (ms): median $(med collect_ms), all: $(samples collect_ms)"
+# RUNS_ONLY=1: the side-by-side runs above and nothing more
+[[ ${RUNS_ONLY:-0} == 1 ]] && exit 0
 
 # The parts on their own: one reading of every OSD (client CPU over READINGS readings on the
 # run's connection, less a process that only connects), ROUNDS times each.

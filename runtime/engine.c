@@ -15,6 +15,27 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+/* Under callgrind with --instr-atstart=no and CEPHMARK_CALLGRIND_PHASES=1, only the
+ * phases' measured time is instrumented, in every thread (bench/telemetry-instructions.sh:
+ * the client's instructions over a phase, which do not depend on the machine's load).
+ * Elsewhere the requests are a few instructions that do nothing. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define CM_PHASE_INSTRUMENTATION 1
+#endif
+#endif
+
+static bool phase_instrumentation(void)
+{
+#ifdef CM_PHASE_INSTRUMENTATION
+    const char *value = getenv("CEPHMARK_CALLGRIND_PHASES");
+    return value && strcmp(value, "1") == 0 && RUNNING_ON_VALGRIND;
+#else
+    return false;
+#endif
+}
+
 #define NS_PER_S 1000000000ULL
 #define MIB      1048576.0
 
@@ -552,6 +573,11 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     /* the loop thread's timers fire when asked, not up to 50 us later (the default slack) */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     struct rusage usage_before, usage_after;
+    bool instrumented = phase_instrumentation();
+#ifdef CM_PHASE_INSTRUMENTATION
+    if (instrumented)
+        CALLGRIND_START_INSTRUMENTATION;
+#endif
     getrusage(RUSAGE_SELF, &usage_before);
     engine->start_ns = cm_now_ns();
     engine->warmup_end_ns = engine->start_ns + (uint64_t)(fmax(0, config->warmup) * 1e9);
@@ -626,6 +652,11 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     if (cm_interrupted() && !config->ignore_interrupt)
         result->interrupted = true;
     getrusage(RUSAGE_SELF, &usage_after);
+#ifdef CM_PHASE_INSTRUMENTATION
+    if (instrumented)
+        CALLGRIND_STOP_INSTRUMENTATION;
+#endif
+    (void)instrumented;
     result->cpu_user_s = timeval_s(usage_after.ru_utime) - timeval_s(usage_before.ru_utime);
     result->cpu_system_s = timeval_s(usage_after.ru_stime) - timeval_s(usage_before.ru_stime);
     result->ops_all = engine->total_ok_all;
