@@ -253,15 +253,21 @@ static int cluster_mon_command(lua_State *L)
     lua_call(L, 1, 1);
     int json = lua_gettop(L);
     if (lua_istable(L, 2)) {
-        lua_getfield(L, 2, "format");
-        int has_format = !lua_isnil(L, -1);
-        lua_pop(L, 1);
-        if (!has_format) {
-            lua_pushliteral(L, "json");
-            lua_setfield(L, 2, "format");
-        }
+        /* a copy with format=json unless the caller chose one: the caller's table is
+         * left as it was */
         lua_getfield(L, json, "encode");
-        lua_pushvalue(L, 2);
+        lua_newtable(L);
+        lua_pushnil(L);
+        while (lua_next(L, 2)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, -4);
+        }
+        if (lua_getfield(L, -1, "format") == LUA_TNIL) {
+            lua_pushliteral(L, "json");
+            lua_setfield(L, -3, "format");
+        }
+        lua_pop(L, 1);
         lua_call(L, 1, 1);
     } else {
         luaL_checkstring(L, 2);

@@ -10,7 +10,13 @@ t.eq(up, 3, "OSDs up")
 t.eq(inn, 3, "OSDs in")
 
 -- mon_command returns parsed JSON
-local status = assert(cluster:mon_command { prefix = "status" })
+local mon_before, osd_before = cluster:command_counts()
+local command = { prefix = "status" }
+local status = assert(cluster:mon_command(command))
+t.eq(command.format, nil, "mon_command leaves the caller's table as it was (no format added)")
+local mon_after, osd_after = cluster:command_counts()
+t.eq(mon_after - mon_before, 1, "command_counts: one mon command more")
+t.eq(osd_after - osd_before, 0, "and no OSD command")
 t.eq(type(status.osdmap), "table", "status has an osdmap")
 local err_result, err, code = cluster:mon_command { prefix = "osd pool get", pool = "no-such-pool", var = "size" }
 t.eq(err_result, nil, "mon_command on a missing pool fails")
