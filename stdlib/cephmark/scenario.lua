@@ -1138,12 +1138,13 @@ end
 
 function Run:side_cost(start, phase_start, phase_end)
   local now = self:side_mark()
-  if not (phase_start and phase_end) then return nil end
-  local function between(a, b, key) return (a[key] and b[key]) and b[key] - a[key] or nil end
-  local function sum(x, y) return (x and y) and x + y or x or y end
+  -- no connection by the end (a phase on no cluster): nothing to say
+  if not (phase_start and phase_end) or now.mon == nil then return nil end
+  -- (a connection made during the phase's cluster side counted from 0)
+  local function between(a, b, key) return (b[key] or 0) - (a[key] or 0) end
   local cost = {
-    mon_commands = sum(between(start, phase_start, "mon"), between(phase_end, now, "mon")),
-    osd_commands = sum(between(start, phase_start, "osd"), between(phase_end, now, "osd")),
+    mon_commands = between(start, phase_start, "mon") + between(phase_end, now, "mon"),
+    osd_commands = between(start, phase_start, "osd") + between(phase_end, now, "osd"),
     -- to the ms: these are the wall times of the steps, not a measurement's precision
     seconds = math.floor((phase_start.at - start.at + now.at - phase_end.at) * 1000 + 0.5) / 1000,
     during = { mon_commands = between(phase_start, phase_end, "mon"),
