@@ -323,7 +323,8 @@ function Watcher:reading()
   end
   -- when the mgr was last seen active (the space reading after the phase asks no more)
   if reading and reading.mgr == true then self.mgr_seen_at = sys.monotonic() end
-  if reading then self.osdmap_epoch = reading.osdmap_epoch end
+  -- (a failed reading says nothing of the OSD map: the list is asked for again)
+  self.osdmap_epoch = reading and reading.osdmap_epoch or nil
   return reading, err
 end
 

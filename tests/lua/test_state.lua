@@ -203,11 +203,17 @@ do
   watcher:before("[2] write")
   watcher:osd_ids()
   t.eq(count("osd ls"), 2, "a new epoch: listed again")
+  local broken = status
+  status = nil -- a status that fails: nothing known of the OSD map
+  watcher:after({})
+  watcher:osd_ids()
+  t.eq(count("osd ls"), 3, "after a failed reading: listed again")
+  status = broken
   status.osdmap.epoch = nil
   watcher:before("[3] write")
   watcher:osd_ids()
   watcher:osd_ids()
-  t.eq(count("osd ls"), 4, "no epoch: listed each time")
+  t.eq(count("osd ls"), 5, "no epoch: listed each time")
 end
 
 return t.done()
