@@ -1,5 +1,5 @@
 /* libFuzzer target for the HTTP/1.1 response parser of the native transport
- * (modules/http_answer.c): whatever a server sends, the parser must stay inside its buffers,
+ * (modules/http/http_response.c): whatever a server sends, the parser must stay inside its buffers,
  * always offer room while it wants bytes, and reach the same outcome (state, status, body
  * length and kept body bytes, keep-alive) whether the answer arrives in one piece per read or
  * cut at arbitrary points. Input: byte 0 picks a HEAD request (bit 0) and the body buffer's
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http_answer.h"
+#include "http_response.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

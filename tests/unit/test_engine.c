@@ -9,7 +9,7 @@
 #include "check.h"
 #include "engine.h"
 #include "engine_lua.h"
-#include "target_null.h"
+#include "null_target.h"
 
 #include <math.h>
 #include <stdbool.h>

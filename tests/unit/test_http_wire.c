@@ -1,4 +1,4 @@
-/* Tests of the native HTTP/1.1 transport of the HTTP target (modules/http_wire.c) against a
+/* Tests of the native HTTP/1.1 transport of the HTTP target (modules/http/http_wire.c) against a
  * small scripted server on loopback, for the shapes of answers a gateway or a proxy in front
  * of it may send that radosgw itself rarely does: chunked bodies cut at every byte
  * boundary, 100 Continue before the answer, Connection: close, HTTP/1.0 bodies ended by the
@@ -8,7 +8,7 @@
  * radosgw itself is exercised by the integration tests. */
 #include "check.h"
 #include "engine.h"
-#include "http_bench.h"
+#include "http_target.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -320,13 +320,13 @@ struct outcome {
     int rc;
 };
 
-static struct outcome run(const struct cm_http_client *client, enum cm_http_bench_op op,
+static struct outcome run(const struct cm_http_client *client, enum cm_http_target_op op,
                           uint64_t objects, size_t size, unsigned depth, uint64_t max_ops,
                           double seconds, bool verify)
 {
     struct outcome out = {0};
     const char *containers[] = {"c1"};
-    struct cm_http_bench_options options = {
+    struct cm_http_target_options options = {
         .op = op,
         .containers = containers,
         .n_containers = 1,
@@ -339,16 +339,16 @@ static struct outcome run(const struct cm_http_client *client, enum cm_http_benc
         .verify = verify,
         .transport = CM_HTTP_NATIVE,
     };
-    struct cm_http_bench bench;
+    struct cm_http_target bench;
     char error[640];
     out.rc =
-        cm_http_bench_init(&bench, (struct cm_http_client *)client, &options, error, sizeof error);
+        cm_http_target_init(&bench, (struct cm_http_client *)client, &options, error, sizeof error);
     if (out.rc < 0) {
         fprintf(stderr, "init: %s\n", error);
-        cm_http_bench_fini(&bench);
+        cm_http_target_fini(&bench);
         return out;
     }
-    CHECK(cm_http_bench_target(&bench) == &cm_http_wire_ops);
+    CHECK(cm_http_target_ops_for(&bench) == &cm_http_wire_ops);
     struct cm_engine_config config = {
         .depth = depth, .max_ops = max_ops, .seconds = seconds, .drain_timeout = 5};
     uint64_t start = cm_now_ns();
@@ -361,7 +361,7 @@ static struct outcome run(const struct cm_http_client *client, enum cm_http_benc
     }
     out.put_ok = bench.put_ok;
     snprintf(out.first_error, sizeof out.first_error, "%s", bench.first_error);
-    cm_http_bench_fini(&bench);
+    cm_http_target_fini(&bench);
     return out;
 }
 

@@ -2,7 +2,7 @@
  * ways, which names a user may set, and the dependencies librbd enforces between
  * features, with the sentence rbd.create raises. */
 #include "check.h"
-#include "rbd_bench.h"
+#include "rbd_target.h"
 
 #include <errno.h>
 

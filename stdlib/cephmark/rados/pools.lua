@@ -1,6 +1,6 @@
 -- Pool management for cephmark.rados cluster handles: create and delete replicated and
 -- erasure-coded pools, with the placement checks a benchmark needs before it writes.
--- Installed on the cluster type by modules/rados.c; every failure of the cluster comes
+-- Installed on the cluster type by modules/rados/rados.c; every failure of the cluster comes
 -- back as nil, message, code. A pool created here is claimed at once with an owner record
 -- (cephmark.rados.owner): of two runs that create the same pool together, exactly one
 -- owns it, and the other is told by whom.

@@ -1,9 +1,9 @@
-/* The rados target of the op engine; see rados_bench.h. In closed loop the engine waits
+/* The rados target of the op engine; see rados_target.h. In closed loop the engine waits
  * for librados completions itself (no callbacks: see bench_block); in open loop librados
  * completes ops on its finisher thread, where the callback only hands the op to the
  * engine. Releasing the completion and verifying data happen on the engine's loop thread. */
 #include "splitmix.h"
-#include "rados_bench.h"
+#include "rados_target.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -41,14 +41,14 @@ static uint64_t blocks_per_object(const struct cm_rados_run_meta *meta)
     return meta->object_size / meta->block_size;
 }
 
-static void object_name(const struct cm_rados_bench *bench, uint64_t object, char *out, size_t n)
+static void object_name(const struct cm_rados_target *bench, uint64_t object, char *out, size_t n)
 {
     snprintf(out, n, "%s_object%" PRIu64, bench->meta.prefix, object);
 }
 
 static int bench_slot_init(void *self, struct cm_op *op)
 {
-    struct cm_rados_bench *bench = self;
+    struct cm_rados_target *bench = self;
     struct bench_slot *slot = calloc(1, sizeof *slot);
     if (!slot)
         return -ENOMEM;
@@ -86,7 +86,7 @@ static void bench_completed(rados_completion_t completion, void *arg)
     cm_engine_complete(arg, rados_aio_get_return_value(completion));
 }
 
-static int create_completion(struct cm_rados_bench *bench, struct cm_op *op,
+static int create_completion(struct cm_rados_target *bench, struct cm_op *op,
                              struct bench_slot *slot)
 {
     /* blocking mode: no callback, so librados never hops to its finisher thread; the loop
@@ -96,7 +96,7 @@ static int create_completion(struct cm_rados_bench *bench, struct cm_op *op,
     return rados_aio_create_completion2(op, bench_completed, &slot->completion);
 }
 
-static void link_newest(struct cm_rados_bench *bench, struct bench_slot *slot)
+static void link_newest(struct cm_rados_target *bench, struct bench_slot *slot)
 {
     slot->next = NULL;
     slot->prev = bench->newest;
@@ -107,7 +107,7 @@ static void link_newest(struct cm_rados_bench *bench, struct bench_slot *slot)
     bench->newest = slot;
 }
 
-static void unlink_slot(struct cm_rados_bench *bench, struct bench_slot *slot)
+static void unlink_slot(struct cm_rados_target *bench, struct bench_slot *slot)
 {
     if (slot->prev)
         slot->prev->next = slot->next;
@@ -123,7 +123,7 @@ static void unlink_slot(struct cm_rados_bench *bench, struct bench_slot *slot)
 /* Hands finished in-flight ops to the engine, oldest first: all of them (`whole`), or only
  * the run of finished ops at the old end of the list, which costs one librados lock per op
  * plus one, where a whole scan costs one per op in flight. */
-static unsigned report_completed(struct cm_rados_bench *bench, bool whole)
+static unsigned report_completed(struct cm_rados_target *bench, bool whole)
 {
     unsigned reported = 0;
     struct bench_slot *slot = bench->oldest;
@@ -146,7 +146,7 @@ static unsigned report_completed(struct cm_rados_bench *bench, bool whole)
 static void bench_poll(void *self, uint64_t now_ns)
 {
     (void)now_ns;
-    struct cm_rados_bench *bench = self;
+    struct cm_rados_target *bench = self;
     if (bench->blocking)
         report_completed(bench, false);
 }
@@ -161,7 +161,7 @@ static void bench_poll(void *self, uint64_t now_ns)
  * overstated by at most the older op's remaining time plus the refills. */
 static void bench_block(void *self)
 {
-    struct cm_rados_bench *bench = self;
+    struct cm_rados_target *bench = self;
     if (!bench->oldest)
         return;
     /* younger ops that finished out of order are reported (and their slots refilled)
@@ -188,7 +188,7 @@ static void bench_block(void *self)
  * once. The lock keeps the completion alive while it is cancelled. */
 static void bench_cancel_block(void *self)
 {
-    struct cm_rados_bench *bench = self;
+    struct cm_rados_target *bench = self;
     pthread_mutex_lock(&bench->block_lock);
     bench->block_cancelled = true;
     if (bench->blocked_on)
@@ -198,7 +198,7 @@ static void bench_cancel_block(void *self)
 
 /* A write without a copy of its body: librados copies the 128-byte header and references
  * the body in the stage. */
-static int submit_write(struct cm_rados_bench *bench, struct bench_slot *slot, uint64_t sequence,
+static int submit_write(struct cm_rados_target *bench, struct bench_slot *slot, uint64_t sequence,
                         bool full)
 {
     const struct cm_rados_run_meta *meta = &bench->meta;
@@ -225,7 +225,7 @@ static int submit_write(struct cm_rados_bench *bench, struct bench_slot *slot, u
 
 static int bench_submit(void *self, struct cm_op *op)
 {
-    struct cm_rados_bench *bench = self;
+    struct cm_rados_target *bench = self;
     struct bench_slot *slot = op->target_slot;
     const struct cm_rados_run_meta *meta = &bench->meta;
     uint64_t block;
@@ -287,7 +287,7 @@ submitted:
 
 static void bench_complete(void *self, struct cm_op *op)
 {
-    struct cm_rados_bench *bench = self;
+    struct cm_rados_target *bench = self;
     struct bench_slot *slot = op->target_slot;
     if (slot->completion) {
         rados_aio_release(slot->completion);
@@ -307,7 +307,7 @@ static void bench_complete(void *self, struct cm_op *op)
     }
 }
 
-const struct cm_target_ops cm_rados_bench_ops = {
+const struct cm_target_ops cm_rados_target_ops = {
     .version = CM_TARGET_OPS_VERSION,
     .name = "rados",
     .slot_init = bench_slot_init,
@@ -335,9 +335,9 @@ static void keep_large_buffers(uint64_t block_size)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
-int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_rados_bench_op op,
-                        const struct cm_rados_run_meta *meta, bool verify, char *error,
-                        size_t error_size)
+int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
+                         enum cm_rados_target_op op, const struct cm_rados_run_meta *meta,
+                         bool verify, char *error, size_t error_size)
 {
     memset(bench, 0, sizeof *bench);
     bench->io = io;
@@ -381,7 +381,7 @@ int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_
     return 0;
 }
 
-void cm_rados_bench_fini(struct cm_rados_bench *bench)
+void cm_rados_target_fini(struct cm_rados_target *bench)
 {
     cm_payload_stage_free(bench->stage);
     bench->stage = NULL;

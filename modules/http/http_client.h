@@ -2,7 +2,7 @@
  * (Swift with auth v1.0 tokens, or S3 with SigV4 signing by libcurl, path-style), URL
  * building, blocking control requests (containers, single objects) with at most one
  * re-authentication on 401, and the common libcurl options (timeouts, keep-alive) that the
- * engine target (http_bench.h) applies to its own handles. Pure C, no Lua.
+ * engine target (http_target.h) applies to its own handles. Pure C, no Lua.
  *
  * Secrets (the Swift key, the S3 secret, the Swift token) live only in this struct and in
  * libcurl's options; nothing here prints them or puts them in an error message. */

@@ -1,5 +1,5 @@
-/* The HTTP/1.1 response parser of the native HTTP transport; see http_answer.h. */
-#include "http_answer.h"
+/* The HTTP/1.1 response parser of the native HTTP transport; see http_response.h. */
+#include "http_response.h"
 #include "hex.h"
 
 #include <string.h>

@@ -5,7 +5,7 @@
 #include "engine_lua.h"
 #include "interrupt.h"
 #include "lstate.h"
-#include "rados_bench.h"
+#include "rados_target.h"
 #include "rados_client.h"
 #include "rados_osd_command.h"
 #include "rados_owner.h"
@@ -1407,9 +1407,9 @@ static int pool_bench(lua_State *L)
     cm_engine_lua_config(L, 2, "bench", default_seconds, &config, &bridge);
     bench_bound_slots(L, op, &meta, &config, &bridge);
 
-    struct cm_rados_bench *bench = lua_newuserdatauv(L, sizeof *bench, 0);
-    int rc = cm_rados_bench_init(bench, pool->ioctx, (enum cm_rados_bench_op)op, &meta, verify,
-                                 error, sizeof error);
+    struct cm_rados_target *bench = lua_newuserdatauv(L, sizeof *bench, 0);
+    int rc = cm_rados_target_init(bench, pool->ioctx, (enum cm_rados_target_op)op, &meta, verify,
+                                  error, sizeof error);
     if (rc < 0) {
         cm_engine_lua_finish(&bridge);
         cm_push_user_error(L, 2, error);
@@ -1424,7 +1424,7 @@ static int pool_bench(lua_State *L)
         const char *what;
         rc = claim_run(pool, run_name, marker, &meta, temporary, &what);
         if (rc < 0) {
-            cm_rados_bench_fini(bench);
+            cm_rados_target_fini(bench);
             cm_engine_lua_finish(&bridge);
             if (rc == -EEXIST)
                 return raise_name_taken(L, pool, run_name, marker);
@@ -1437,10 +1437,10 @@ static int pool_bench(lua_State *L)
      * the pool or the cluster is flagged full, as `rados cleanup` does */
     if (op == CM_RADOS_REMOVE)
         rados_set_pool_full_try(pool->ioctx);
-    rc = cm_engine_run(&config, &cm_rados_bench_ops, bench, &result);
+    rc = cm_engine_run(&config, &cm_rados_target_ops, bench, &result);
     if (op == CM_RADOS_REMOVE)
         rados_unset_pool_full_try(pool->ioctx);
-    cm_rados_bench_fini(bench);
+    cm_rados_target_fini(bench);
     if (rc < 0) {
         if (op == CM_RADOS_WRITE) { /* nothing was written: the claim goes again */
             rados_ioctx_t io;

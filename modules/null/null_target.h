@@ -1,8 +1,8 @@
 /* The null target: ops that move no data and complete after a configurable delay (fixed,
  * uniform random or none). It measures the engine itself and lets engine tests run
  * without a cluster; it does not stand in for Ceph. */
-#ifndef CEPHMARK_TARGET_NULL_H
-#define CEPHMARK_TARGET_NULL_H
+#ifndef CEPHMARK_NULL_TARGET_H
+#define CEPHMARK_NULL_TARGET_H
 
 #include "engine.h"
 

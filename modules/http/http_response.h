@@ -10,8 +10,8 @@
  * chunked (with extensions and trailers), Connection: close/keep-alive; 1xx answers are
  * skipped; HEAD answers and 204/304 have no body; without a length the body ends at the
  * close. */
-#ifndef CEPHMARK_HTTP_ANSWER_H
-#define CEPHMARK_HTTP_ANSWER_H
+#ifndef CEPHMARK_HTTP_RESPONSE_H
+#define CEPHMARK_HTTP_RESPONSE_H
 
 #include <stdbool.h>
 #include <stddef.h>

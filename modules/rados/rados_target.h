@@ -1,8 +1,8 @@
 /* The rados target of the op engine: rados bench's workloads (write, seq, rand, remove)
  * over librados async I/O, with verified payloads and a metadata object per run so that
  * later phases and cleanups find the run's objects. Pure C, no Lua. */
-#ifndef CEPHMARK_RADOS_BENCH_H
-#define CEPHMARK_RADOS_BENCH_H
+#ifndef CEPHMARK_RADOS_TARGET_H
+#define CEPHMARK_RADOS_TARGET_H
 
 #include "engine.h"
 #include "payload.h"
@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum cm_rados_bench_op { CM_RADOS_WRITE, CM_RADOS_SEQ, CM_RADOS_RAND, CM_RADOS_REMOVE };
+enum cm_rados_target_op { CM_RADOS_WRITE, CM_RADOS_SEQ, CM_RADOS_RAND, CM_RADOS_REMOVE };
 
 /* What a write run leaves behind, stored as the run's metadata object. */
 struct cm_rados_run_meta {
@@ -35,9 +35,9 @@ struct cm_rados_run_meta {
 
 struct bench_slot;
 
-struct cm_rados_bench {
+struct cm_rados_target {
     rados_ioctx_t io;
-    enum cm_rados_bench_op op;
+    enum cm_rados_target_op op;
     struct cm_rados_run_meta meta; /* the run being written, or the one being read */
     bool verify;
     uint64_t rng;
@@ -66,14 +66,14 @@ struct cm_rados_bench {
     unsigned n_verify_errors;
 };
 
-extern const struct cm_target_ops cm_rados_bench_ops;
+extern const struct cm_target_ops cm_rados_target_ops;
 
 /* Prepares a bench target; for seq/rand/remove, `meta` is the write run's metadata. Returns
  * 0 or -errno with a sentence in `error`. */
-int cm_rados_bench_init(struct cm_rados_bench *bench, rados_ioctx_t io, enum cm_rados_bench_op op,
-                        const struct cm_rados_run_meta *meta, bool verify, char *error,
-                        size_t error_size);
-void cm_rados_bench_fini(struct cm_rados_bench *bench);
+int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
+                         enum cm_rados_target_op op, const struct cm_rados_run_meta *meta,
+                         bool verify, char *error, size_t error_size);
+void cm_rados_target_fini(struct cm_rados_target *bench);
 
 /* The metadata object: a small text object named after the run. claim creates it
  * exclusively in state running before the first write (-EEXIST: the name is taken);

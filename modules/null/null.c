@@ -3,7 +3,7 @@
  * and to test scenarios without a cluster. It does not stand in for Ceph. */
 #include "engine_lua.h"
 #include "registry.h"
-#include "target_null.h"
+#include "null_target.h"
 
 #include <lauxlib.h>
 #include <string.h>

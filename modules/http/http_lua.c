@@ -1,8 +1,8 @@
 /* The Lua glue shared by cephmark.swift and cephmark.s3; see http_lua.h. */
 #include "http_lua.h"
 #include "engine_lua.h"
-#include "http_bench.h"
-#include "rados_bench.h"
+#include "http_target.h"
+#include "rados_target.h"
 #include "units.h"
 
 #include <errno.h>
@@ -416,7 +416,7 @@ static int connection_put(lua_State *L)
     const char *name = check_name(L, 3, "object");
     size_t length;
     const char *data = luaL_checklstring(L, 4, &length);
-    /* no 100-continue round trip for Swift; see copy_headers in http_bench.c for S3 */
+    /* no 100-continue round trip for Swift; see copy_headers in http_target.c for S3 */
     const char *headers[] = {conn->client.api == CM_HTTP_SWIFT ? "Expect:" : NULL, NULL};
     struct cm_http_response response = {0};
     int n = request(L, conn, "PUT", container, name, NULL, data, length, headers, &response);
@@ -601,9 +601,9 @@ static int connection_bench(lua_State *L)
     if (conn->bench_running)
         return luaL_error(L, "bench: a bench is already running on this connection");
     lua_settop(L, 2);
-    struct cm_http_bench_options options = {0};
+    struct cm_http_target_options options = {0};
     lua_getfield(L, 2, "op");
-    options.op = (enum cm_http_bench_op)luaL_checkoption(L, -1, "put", ops);
+    options.op = (enum cm_http_target_op)luaL_checkoption(L, -1, "put", ops);
     lua_pop(L, 1);
 
     /* defaults from a PUT result (`from`), then the explicit options */
@@ -698,7 +698,7 @@ static int connection_bench(lua_State *L)
 
     if (options.op != CM_HTTP_PUT && objects == 0)
         return luaL_error(L, "bench: %s needs objects (a count, or from = a put result)",
-                          cm_http_bench_op_name(options.op));
+                          cm_http_target_op_name(options.op));
     bool bounded = false;
     static const char *const bounds[] = {"seconds", "ops", "bytes"};
     for (int i = 0; i < 3; i++) {
@@ -718,20 +718,20 @@ static int connection_bench(lua_State *L)
         config.max_ops = objects;
     }
 
-    struct cm_http_bench *bench = lua_newuserdatauv(L, sizeof *bench, 0);
+    struct cm_http_target *bench = lua_newuserdatauv(L, sizeof *bench, 0);
     char error[640];
-    int rc = cm_http_bench_init(bench, &conn->client, &options, error, sizeof error);
+    int rc = cm_http_target_init(bench, &conn->client, &options, error, sizeof error);
     if (rc < 0) {
-        cm_http_bench_fini(bench);
+        cm_http_target_fini(bench);
         cm_engine_lua_finish(&bridge);
         return luaL_error(L, "bench: %s", error);
     }
     struct cm_engine_result result;
     conn->bench_running = true;
-    rc = cm_engine_run(&config, cm_http_bench_target(bench), bench, &result);
+    rc = cm_engine_run(&config, cm_http_target_ops_for(bench), bench, &result);
     conn->bench_running = false;
     if (rc < 0) {
-        cm_http_bench_fini(bench);
+        cm_http_target_fini(bench);
         cm_engine_lua_finish(&bridge);
         return luaL_error(L, "bench: cannot start: %s", strerror(-rc));
     }
@@ -740,7 +740,7 @@ static int connection_bench(lua_State *L)
     cm_engine_result_free(&result);
     lua_pushstring(L, ops[options.op]);
     lua_setfield(L, out, "op");
-    lua_pushstring(L, cm_http_bench_op_name(options.op));
+    lua_pushstring(L, cm_http_target_op_name(options.op));
     lua_setfield(L, out, "method");
     lua_pushstring(L, api_name(conn));
     lua_setfield(L, out, "api");
@@ -827,7 +827,7 @@ static int connection_bench(lua_State *L)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, out, "verify_errors");
-    cm_http_bench_fini(bench);
+    cm_http_target_fini(bench);
     lua_settop(L, out);
     cm_engine_lua_finish(&bridge);
     return 1;

@@ -1,8 +1,8 @@
-/* The native transport of the HTTP target (http_bench.h): a small HTTP/1.1 keep-alive
+/* The native transport of the HTTP target (http_target.h): a small HTTP/1.1 keep-alive
  * client on the engine's loop thread, for Swift over plain http. Each engine slot owns one
  * TCP connection and has at most one request on it; a request is one send (headers and body
  * together) and, for small objects, one recv that brings the whole response, parsed in
- * place by http_answer.c, which allocates nothing. The connections sit in one epoll set:
+ * place by http_response.c, which allocates nothing. The connections sit in one epoll set:
  * in a closed-loop run the loop waits in that set itself (the target's block hook), in an
  * open-loop run the set is the engine's wait_fd.
  *
@@ -17,8 +17,8 @@
  * sent again once on a new connection. After a failed connect a slot waits before its next
  * attempt (100 ms, doubling to 1.6 s, reset by a successful connect), so a gateway that is
  * down costs a few errors per slot and second instead of a storm. */
-#include "http_answer.h"
-#include "http_bench.h"
+#include "http_response.h"
+#include "http_target.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -77,7 +77,7 @@ struct wire_slot {
 };
 
 struct cm_http_wire {
-    struct cm_http_bench *bench;
+    struct cm_http_target *bench;
     struct sockaddr_storage address;
     socklen_t address_len;
     char origin[320];                   /* "http://host:port", for messages */
@@ -166,7 +166,7 @@ static int parse_storage_url(struct cm_http_wire *wire, const char *url, char *p
     return 0;
 }
 
-int cm_http_wire_init(struct cm_http_bench *bench, char *error, size_t error_size)
+int cm_http_wire_init(struct cm_http_target *bench, char *error, size_t error_size)
 {
     struct cm_http_wire *wire = calloc(1, sizeof *wire);
     if (!wire) {
@@ -208,7 +208,7 @@ int cm_http_wire_init(struct cm_http_bench *bench, char *error, size_t error_siz
     return 0;
 }
 
-void cm_http_wire_fini(struct cm_http_bench *bench)
+void cm_http_wire_fini(struct cm_http_target *bench)
 {
     struct cm_http_wire *wire = bench->wire;
     if (!wire)
@@ -295,7 +295,7 @@ static void fail(struct wire_slot *slot, int error_number, const char *what)
     char url[CM_HTTP_URL_MAX + 700], message[CM_HTTP_URL_MAX + 900];
     snprintf(message, sizeof message, "%s: %s (%s)", slot_url(slot, url, sizeof url), what,
              strerror(error_number));
-    cm_http_bench_record_transport_error(wire->bench, message, error_number);
+    cm_http_target_record_transport_error(wire->bench, message, error_number);
     finish(slot, -error_number, false);
 }
 
@@ -369,14 +369,14 @@ static void send_request(struct wire_slot *slot)
 static void complete_answer(struct wire_slot *slot)
 {
     struct cm_http_wire *wire = slot->wire;
-    struct cm_http_bench *bench = wire->bench;
+    struct cm_http_target *bench = wire->bench;
     struct cm_op *op = slot->op;
     long status = slot->answer.status;
     /* an answer before the whole request went out leaves the connection unusable */
     bool keep_alive = slot->answer.keep_alive && slot->sent == request_total(slot);
     slot->backoff_ns = 0;
     if (status >= 200 && status <= 299) {
-        cm_http_bench_succeeded(bench);
+        cm_http_target_succeeded(bench);
         if (bench->options.op == CM_HTTP_PUT)
             bench->put_ok++;
         finish(slot, (int64_t)op->length, keep_alive);
@@ -384,9 +384,9 @@ static void complete_answer(struct wire_slot *slot)
     }
     char url[CM_HTTP_URL_MAX + 700];
     slot_url(slot, url, sizeof url);
-    cm_http_bench_record_status(bench, status, url);
+    cm_http_target_record_status(bench, status, url);
     if (status == 401)
-        cm_http_bench_unauthorized(bench, slot->generation, url);
+        cm_http_target_unauthorized(bench, slot->generation, url);
     finish(slot, cm_http_status_errno(status), keep_alive);
 }
 
@@ -513,7 +513,7 @@ static bool dispatch(const struct epoll_event *events, int n)
 
 static int slot_init(void *self, struct cm_op *op)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct cm_http_wire *wire = bench->wire;
     struct wire_slot *slot = calloc(1, sizeof *slot);
     if (!slot)
@@ -521,7 +521,7 @@ static int slot_init(void *self, struct cm_op *op)
     slot->wire = wire;
     slot->op = op;
     slot->fd = -1;
-    enum cm_http_bench_op kind = bench->options.op;
+    enum cm_http_target_op kind = bench->options.op;
     if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET) {
         slot->capacity = bench->options.size_max ? (size_t)bench->options.size_max : 1;
         slot->buffer = malloc(slot->capacity);
@@ -539,7 +539,7 @@ static int slot_init(void *self, struct cm_op *op)
 
 static void slot_fini(void *self, struct cm_op *op)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct wire_slot *slot = op->target_slot;
     if (!slot)
         return;
@@ -558,7 +558,7 @@ static void slot_fini(void *self, struct cm_op *op)
 /* The token line, rebuilt after a re-authentication. */
 static void refresh_token(struct cm_http_wire *wire)
 {
-    const struct cm_http_bench *bench = wire->bench;
+    const struct cm_http_target *bench = wire->bench;
     if (wire->token_generation == bench->headers_generation)
         return;
     snprintf(wire->token, sizeof wire->token, "%s\r\n", bench->client->auth_header);
@@ -568,8 +568,8 @@ static void refresh_token(struct cm_http_wire *wire)
 static int build_request(struct wire_slot *slot, const char *container)
 {
     struct cm_http_wire *wire = slot->wire;
-    const struct cm_http_bench *bench = wire->bench;
-    const char *method = cm_http_bench_op_name(bench->options.op);
+    const struct cm_http_target *bench = wire->bench;
+    const char *method = cm_http_target_op_name(bench->options.op);
     slot->path_offset = strlen(method) + 1;
     int path_len = 0;
     int n = snprintf(slot->request, sizeof slot->request,
@@ -595,12 +595,12 @@ static int build_request(struct wire_slot *slot, const char *container)
 
 static int submit(void *self, struct cm_op *op)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct cm_http_wire *wire = bench->wire;
     struct wire_slot *slot = op->target_slot;
-    const struct cm_http_bench_options *o = &bench->options;
+    const struct cm_http_target_options *o = &bench->options;
     uint64_t object;
-    if (cm_http_bench_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
+    if (cm_http_target_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
         CM_TARGET_DONE)
         return CM_TARGET_DONE;
     wire->now_ns = op->start_ns;
@@ -630,7 +630,7 @@ static int submit(void *self, struct cm_op *op)
 
 static void poll_target(void *self, uint64_t now_ns)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct cm_http_wire *wire = bench->wire;
     struct epoll_event events[64];
     int n = epoll_wait(wire->epoll_fd, events, 64, 0);
@@ -643,7 +643,7 @@ static void poll_target(void *self, uint64_t now_ns)
  * watchdog's cancel. */
 static void block(void *self)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct cm_http_wire *wire = bench->wire;
     if (wire->cancelled)
         return;
@@ -664,7 +664,7 @@ static void block(void *self)
 
 static void cancel_block(void *self)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     uint64_t one = 1;
     ssize_t unused = write(bench->wire->cancel_fd, &one, sizeof one);
     (void)unused;
@@ -672,7 +672,7 @@ static void cancel_block(void *self)
 
 static uint64_t next_deadline(void *self)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     /* a blocking run checks timeouts inside block; a deadline here would keep it from
      * blocking at all */
     return bench->wire->blocking ? UINT64_MAX : bench->wire->next_scan_ns;
@@ -680,15 +680,15 @@ static uint64_t next_deadline(void *self)
 
 static int wait_fd(void *self)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     return bench->wire->epoll_fd;
 }
 
 static void complete(void *self, struct cm_op *op)
 {
     struct wire_slot *slot = op->target_slot;
-    cm_http_bench_verify(self, op, slot->buffer, slot->answer.received, slot->length, slot->name);
-    cm_http_bench_first_byte(self, op, slot->first_byte_ns);
+    cm_http_target_verify(self, op, slot->buffer, slot->answer.received, slot->length, slot->name);
+    cm_http_target_first_byte(self, op, slot->first_byte_ns);
 }
 
 const struct cm_target_ops cm_http_wire_ops = {

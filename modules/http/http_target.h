@@ -20,8 +20,8 @@
  *
  * Objects are "<prefix>_<N>" for N = 0, 1, ...; object N lives in container N mod the number
  * of containers (swift-bench spreads its objects the same way). */
-#ifndef CEPHMARK_HTTP_BENCH_H
-#define CEPHMARK_HTTP_BENCH_H
+#ifndef CEPHMARK_HTTP_TARGET_H
+#define CEPHMARK_HTTP_TARGET_H
 
 #include "engine.h"
 #include "hist.h"
@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum cm_http_bench_op { CM_HTTP_PUT, CM_HTTP_GET, CM_HTTP_HEAD, CM_HTTP_DELETE };
+enum cm_http_target_op { CM_HTTP_PUT, CM_HTTP_GET, CM_HTTP_HEAD, CM_HTTP_DELETE };
 
 /* Which HTTP stack carries the requests. AUTO: native when the endpoint allows it (Swift,
  * http://), else curl. */
@@ -45,8 +45,8 @@ enum cm_http_transport { CM_HTTP_AUTO, CM_HTTP_CURL, CM_HTTP_NATIVE };
 /* The default give_up: no successful request for this long while requests fail. */
 #define CM_HTTP_GIVE_UP_SECONDS 30
 
-struct cm_http_bench_options {
-    enum cm_http_bench_op op;
+struct cm_http_target_options {
+    enum cm_http_target_op op;
     const char *const *containers; /* n_containers names (copied) */
     unsigned n_containers;
     const char *prefix;    /* object names are <prefix>_<N>; [A-Za-z0-9._-] */
@@ -70,9 +70,9 @@ struct cm_http_status_count {
 
 struct http_slot;
 
-struct cm_http_bench {
+struct cm_http_target {
     struct cm_http_client *client;
-    struct cm_http_bench_options options;
+    struct cm_http_target_options options;
     char (*containers)[600]; /* escaped container names */
     char prefix[CM_HTTP_BENCH_PREFIX_MAX];
     cm_payload *payload;
@@ -116,20 +116,21 @@ struct cm_http_bench {
     unsigned n_verify_errors;
 };
 
-extern const struct cm_target_ops cm_http_bench_ops; /* over curl multi */
-extern const struct cm_target_ops cm_http_wire_ops;  /* over the native client */
+extern const struct cm_target_ops cm_http_target_ops; /* over curl multi */
+extern const struct cm_target_ops cm_http_wire_ops;   /* over the native client */
 
-/* The target ops for the transport cm_http_bench_init chose. */
-const struct cm_target_ops *cm_http_bench_target(const struct cm_http_bench *bench);
+/* The target ops for the transport cm_http_target_init chose. */
+const struct cm_target_ops *cm_http_target_ops_for(const struct cm_http_target *bench);
 
 /* "curl" or "native" */
 const char *cm_http_transport_name(enum cm_http_transport transport);
 
 /* Prepares a run. 0 or -errno with a sentence (bad options, no memory, no curl multi).
- * cm_http_bench_fini must be called in both cases. */
-int cm_http_bench_init(struct cm_http_bench *bench, struct cm_http_client *client,
-                       const struct cm_http_bench_options *options, char *error, size_t error_size);
-void cm_http_bench_fini(struct cm_http_bench *bench);
+ * cm_http_target_fini must be called in both cases. */
+int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *client,
+                        const struct cm_http_target_options *options, char *error,
+                        size_t error_size);
+void cm_http_target_fini(struct cm_http_target *bench);
 
 /* The size of object `object` of run `run_id`: min when min == max, else a value in
  * [min, max] hashed from both. */
@@ -137,7 +138,7 @@ uint64_t cm_http_object_size(uint64_t run_id, uint64_t object, uint64_t size_min
                              uint64_t size_max);
 
 /* "PUT", "GET", "HEAD", "DELETE" */
-const char *cm_http_bench_op_name(enum cm_http_bench_op op);
+const char *cm_http_target_op_name(enum cm_http_target_op op);
 
 /* ---- shared by the two transports --------------------------------------------------------- */
 
@@ -145,37 +146,39 @@ const char *cm_http_bench_op_name(enum cm_http_bench_op op);
  * size and name (<prefix>_<N>), and sets op->kind and op->length: 0, or CM_TARGET_DONE when
  * every object to put or delete was started or the run stopped on an auth failure or gave
  * up on the gateway. */
-int cm_http_bench_next_op(struct cm_http_bench *bench, struct cm_op *op, uint64_t *object,
-                          size_t *length, char *name, size_t name_size);
+int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint64_t *object,
+                           size_t *length, char *name, size_t name_size);
 /* After a refused connect a slot waits before its next attempt: 100 ms, doubling up to
  * 1.6 s, reset by a connect that succeeds (both transports). Returns the next wait. */
 uint64_t cm_http_backoff_next(uint64_t current_ns);
 /* Counts a non-2xx answer by status, keeping the first failure as a sentence. */
-void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const char *url);
+void cm_http_target_record_status(struct cm_http_target *bench, long status, const char *url);
 /* Counts a request that got no answer; `error` is a sentence naming the URL, error_number
  * its errno (for the give-up line). */
-void cm_http_bench_record_transport_error(struct cm_http_bench *bench, const char *error,
-                                          int error_number);
+void cm_http_target_record_transport_error(struct cm_http_target *bench, const char *error,
+                                           int error_number);
 /* A request succeeded (2xx): the gateway answers, the give-up clock stops. */
-void cm_http_bench_succeeded(struct cm_http_bench *bench);
+void cm_http_target_succeeded(struct cm_http_target *bench);
 /* A 401 for a request sent with the headers of `generation`: re-authenticates once (bumping
  * headers_generation), or stops the run with auth_failed and a sentence. */
-void cm_http_bench_unauthorized(struct cm_http_bench *bench, unsigned generation, const char *url);
+void cm_http_target_unauthorized(struct cm_http_target *bench, unsigned generation,
+                                 const char *url);
 /* GET, from a transport's complete hook: records the op's time to first byte (the first
  * byte of the answer, stamped by the transport with cm_now_ns) when the op succeeded and
  * counts in the summary, so that `ttfb` and `lat` describe the same requests; true when it
  * was recorded. */
-bool cm_http_bench_first_byte(struct cm_http_bench *bench, const struct cm_op *op,
-                              uint64_t first_byte_ns);
+bool cm_http_target_first_byte(struct cm_http_target *bench, const struct cm_op *op,
+                               uint64_t first_byte_ns);
 /* GET: checks a body against the payload written for `name` (sets op->verify_failed). */
-void cm_http_bench_verify(struct cm_http_bench *bench, struct cm_op *op, const unsigned char *body,
-                          size_t received, size_t length, const char *name);
+void cm_http_target_verify(struct cm_http_target *bench, struct cm_op *op,
+                           const unsigned char *body, size_t received, size_t length,
+                           const char *name);
 
 /* The native transport (http_wire.c). supported: whether it can serve this client (Swift
  * over http://); when not, `why` says so. init parses the storage URL and resolves its
  * host: 0 or -errno with a sentence. fini is safe after a failed or skipped init. */
 bool cm_http_wire_supported(const struct cm_http_client *client, char *why, size_t why_size);
-int cm_http_wire_init(struct cm_http_bench *bench, char *error, size_t error_size);
-void cm_http_wire_fini(struct cm_http_bench *bench);
+int cm_http_wire_init(struct cm_http_target *bench, char *error, size_t error_size);
+void cm_http_wire_fini(struct cm_http_target *bench);
 
 #endif

@@ -1,7 +1,7 @@
-/* The Lua glue shared by cephmark.swift and cephmark.s3 (modules/swift.c, modules/s3.c):
+/* The Lua glue shared by cephmark.swift and cephmark.s3 (modules/http/swift.c, modules/s3.c):
  * the connection handle over an http_client.h client, its object and container methods,
- * and conn:bench on the HTTP target (http_bench.h). The client layer itself
- * (http_client.c, http_bench.c) has no Lua types; this file is the only Lua over it. */
+ * and conn:bench on the HTTP target (http_target.h). The client layer itself
+ * (http_client.c, http_target.c) has no Lua types; this file is the only Lua over it. */
 #ifndef CEPHMARK_HTTP_LUA_H
 #define CEPHMARK_HTTP_LUA_H
 

@@ -1,4 +1,4 @@
-/* RBD images and the rbd target of the op engine, over librbd. Pure C, no Lua.
+/* RBD images over librbd. Pure C, no Lua.
  *
  * Images: create (with the checks librbd leaves to its log: feature dependencies, an
  * erasure-coded data pool without overwrites, a size above the pool's quota or free space),
@@ -7,15 +7,14 @@
  * Completions: every image handle owns an eventfd registered with
  * rbd_set_image_notification. librbd pushes each finished async op onto the image's queue
  * and writes the fd; the owner takes them with rbd_poll_io_events on its own thread. The
- * engine target waits on that fd (wait_fd) and drains the queue in poll(), so the rbd
- * target's completions never run code on librbd's threads. Scripted-worker ops use a
- * callback that only calls cm_engine_complete (the workers' loop does not watch the fd);
- * their completions still land in the queue and are released by the next drain. */
-#ifndef CEPHMARK_RBD_BENCH_H
-#define CEPHMARK_RBD_BENCH_H
+ * engine target (rbd_target.h) waits on that fd (wait_fd) and drains the queue in poll(), so
+ * its completions never run code on librbd's threads. Scripted-worker ops use a callback
+ * that only calls cm_engine_complete (the workers' loop does not watch the fd); their
+ * completions still land in the queue and are released by the next drain. */
+#ifndef CEPHMARK_RBD_IMAGE_H
+#define CEPHMARK_RBD_IMAGE_H
 
 #include "engine.h"
-#include "payload.h"
 
 #include <rados/librados.h>
 #include "rbd_api.h"
@@ -91,58 +90,22 @@ void cm_rbd_release_completions(struct cm_rbd_image *image);
 int cm_rbd_worker_submit(struct cm_rbd_image *image, struct cm_op *op, bool write, uint64_t offset,
                          size_t length, char *buffer);
 
-/* ---- the bench target -------------------------------------------------------------------- */
+/* Takes everything queued on the image. Ops of the run `run_id` (0: none) go to the engine,
+ * their completion released later on the loop thread by the target's complete(); anything
+ * else is released here. Returns false when the fd had nothing to report. */
+bool cm_rbd_drain_completions(struct cm_rbd_image *image, uint64_t run_id);
+/* A boolean setting as the open image applies it, and where it came from. 0 or -errno. */
+int cm_rbd_config_bool(rbd_image_t image, const char *name, bool *value,
+                       rbd_config_source_t *source);
 
-enum cm_rbd_io_type { CM_RBD_IO_READ, CM_RBD_IO_WRITE, CM_RBD_IO_READWRITE };
-enum cm_rbd_pattern { CM_RBD_SEQ, CM_RBD_RAND };
-
-/* The image metadata key where write runs record their io size, so that later runs know
- * how to verify extents they did not write themselves (see docs/rbd.md). */
-#define CM_RBD_METADATA_IO_SIZE "cephmark_write_io_size"
-#define CM_RBD_PRIOR_NONE       0
-#define CM_RBD_PRIOR_MIXED      UINT64_MAX
-
-#define CM_RBD_VERIFY_ERRORS_KEPT 8
-
-struct cm_rbd_bench_options {
-    enum cm_rbd_io_type io_type;
-    enum cm_rbd_pattern pattern;
-    uint64_t io_size;     /* > 0, a multiple of 512 */
-    unsigned rw_mix_read; /* percent of reads for readwrite */
-    bool verify;
-    unsigned depth; /* the engine's depth: the image must hold at least as many blocks */
+/* The head of a target slot's completion argument: the drain hands the op of a running
+ * target's run (`run_id`) to the engine and releases anything else it finds. */
+#define CM_RBD_REQUEST_TARGET 0x72626462
+struct cm_rbd_request {
+    uint32_t kind;   /* CM_RBD_REQUEST_TARGET */
+    uint64_t run_id; /* the run that made the slot */
+    struct cm_op *op;
+    rbd_completion_t completion;
 };
-
-struct cm_rbd_bench {
-    struct cm_rbd_image *image;
-    struct cm_rbd_bench_options options;
-    uint64_t run_id; /* in every payload header, and the payload seed */
-    uint64_t size;   /* the image size at the start */
-    uint64_t blocks; /* io_size blocks in the image; offsets are block * io_size */
-    uint64_t next_block;
-    uint64_t rng;
-    /* io size of earlier cephmark write runs on the image, from its metadata */
-    uint64_t prior_io_size;
-    uint64_t *written; /* bitmap: blocks this run wrote successfully */
-    uint64_t *busy;    /* bitmap: blocks with an op in flight (never two at once) */
-    cm_payload *payload;
-    /* Writes are assembled in place here instead of in the slot's buffer when librbd
-     * copies the caller's buffer before rbd_aio_write2 returns (rbd_disable_zero_copy_writes,
-     * true by default): no copy of the body by cephmark, no crc32c pass over it. NULL when
-     * librbd may keep the caller's buffer until the write completes (zero-copy writes). */
-    cm_payload_stage *stage;
-    uint64_t verify_skipped; /* reads of foreign data that cannot be checked */
-    char verify_errors[CM_RBD_VERIFY_ERRORS_KEPT][640];
-    unsigned n_verify_errors;
-    char metadata_error[400]; /* the io size record could not be written; empty if fine */
-};
-
-extern const struct cm_target_ops cm_rbd_bench_ops;
-
-/* Prepares a run on an open image. Returns 0, or -errno with a sentence (an io size that
- * does not fit, too few blocks for the depth, a write on a read-only image, no memory). */
-int cm_rbd_bench_init(struct cm_rbd_bench *bench, struct cm_rbd_image *image,
-                      const struct cm_rbd_bench_options *options, char *error, size_t error_size);
-void cm_rbd_bench_fini(struct cm_rbd_bench *bench);
 
 #endif

@@ -3,7 +3,7 @@
  * Every write call of librados's C API copies the caller's buffer into a new bufferlist
  * (bl.append in librados_c.cc): 4 MiB of memcpy per 4 MiB write, client CPU and memory
  * bandwidth taken from OSDs that share the machine. Only the C++ API takes a bufferlist over
- * memory librados does not own, which is how `rados bench` writes. modules/rados_zerocopy.cc
+ * memory librados does not own, which is how `rados bench` writes. modules/rados/rados_zerocopy.cc
  * is cephmark's one C++ unit: this C interface over that call, and nothing else.
  *
  * An op's bytes are a short head, copied (a payload header), followed by a body referenced in

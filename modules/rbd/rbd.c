@@ -1,10 +1,10 @@
 /* The `cephmark.rbd` Lua module: RBD images on a cephmark.rados pool handle (create,
  * remove, list, open), image I/O (blocking, or submitted asynchronously inside scripted
- * workers), and image:bench, the rbd target of the op engine (rbd_bench.c). */
+ * workers), and image:bench, the rbd target of the op engine (rbd_target.c). */
 #include "engine_lua.h"
 #include "lstate.h"
 #include "rados_lua.h"
-#include "rbd_bench.h"
+#include "rbd_target.h"
 #include "registry.h"
 #include "units.h"
 #include "workers.h"
@@ -486,7 +486,7 @@ static int image_bench(lua_State *L)
     if (handle->image.bench_run_id)
         return luaL_error(L, "image:bench: a bench is already running on image '%s'",
                           handle->image.name);
-    struct cm_rbd_bench_options options = {0};
+    struct cm_rbd_target_options options = {0};
     options.io_type = (enum cm_rbd_io_type)cm_lua_opt_choice(L, 2, "io_type", io_types, 1,
                                                              "read, write or readwrite", "bench");
     options.pattern = (enum cm_rbd_pattern)cm_lua_opt_choice(L, 2, "pattern", patterns, 0,
@@ -511,9 +511,9 @@ static int image_bench(lua_State *L)
                                "lower threads or io_size", "bench");
     options.depth = config.depth;
 
-    struct cm_rbd_bench *bench = lua_newuserdatauv(L, sizeof *bench, 0);
+    struct cm_rbd_target *bench = lua_newuserdatauv(L, sizeof *bench, 0);
     char error[512];
-    int rc = cm_rbd_bench_init(bench, &handle->image, &options, error, sizeof error);
+    int rc = cm_rbd_target_init(bench, &handle->image, &options, error, sizeof error);
     if (rc < 0) {
         cm_engine_lua_finish(&bridge);
         if (rc == -EINVAL || rc == -EROFS)
@@ -524,9 +524,9 @@ static int image_bench(lua_State *L)
 
     struct cm_engine_result result;
     handle->image.bench_run_id = bench->run_id;
-    rc = cm_engine_run(&config, &cm_rbd_bench_ops, bench, &result);
+    rc = cm_engine_run(&config, &cm_rbd_target_ops, bench, &result);
     handle->image.bench_run_id = 0;
-    cm_rbd_bench_fini(bench);
+    cm_rbd_target_fini(bench);
     if (rc < 0) {
         cm_engine_lua_finish(&bridge);
         return luaL_error(L, "bench: cannot start: %s", strerror(-rc));

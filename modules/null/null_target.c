@@ -1,7 +1,7 @@
-/* The null target; see target_null.h. Pending ops wait in a binary min-heap keyed by due
+/* The null target; see null_target.h. Pending ops wait in a binary min-heap keyed by due
  * time, and the engine's loop completes them when they are due (no threads involved). */
 #include "splitmix.h"
-#include "target_null.h"
+#include "null_target.h"
 
 #include <stdlib.h>
 

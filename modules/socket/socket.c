@@ -1,7 +1,7 @@
 /* The `cephmark.socket` Lua module: socket.bench, an iperf-like TCP bandwidth test (streams,
  * direction, buffer size; bits/s per second, retransmits from TCP_INFO) or a
  * request/response latency test, run by the op engine against a `cephmark netserver`; and
- * socket.serve, that server (socket_net.c). */
+ * socket.serve, that server (socket_target.c). */
 #include "engine_lua.h"
 #include "interrupt.h"
 #include "lstate.h"

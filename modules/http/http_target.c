@@ -1,6 +1,6 @@
-/* The HTTP target of the op engine over libcurl's multi interface; see http_bench.h. */
-#include "http_bench.h"
-#include "rados_bench.h"
+/* The HTTP target of the op engine over libcurl's multi interface; see http_target.h. */
+#include "http_target.h"
+#include "rados_target.h"
 #include "splitmix.h"
 
 #include <errno.h>
@@ -14,7 +14,7 @@
 struct http_slot {
     CURL *easy;
     struct cm_op *op;
-    struct cm_http_bench *bench;
+    struct cm_http_target *bench;
     unsigned char *buffer; /* PUT body / GET landing area, `capacity` bytes */
     size_t capacity;
     size_t length;   /* the object's size: bytes to send, or expected back */
@@ -39,7 +39,7 @@ uint64_t cm_http_backoff_next(uint64_t current_ns)
     return next > most ? most : next;
 }
 
-const char *cm_http_bench_op_name(enum cm_http_bench_op op)
+const char *cm_http_target_op_name(enum cm_http_target_op op)
 {
     static const char *const names[] = {"PUT", "GET", "HEAD", "DELETE"};
     return (unsigned)op < 4 ? names[op] : "?";
@@ -95,7 +95,7 @@ static size_t on_read(char *buffer, size_t size, size_t count, void *arg)
 static int on_socket(CURL *easy, curl_socket_t socket, int what, void *arg, void *socket_arg)
 {
     (void)easy;
-    struct cm_http_bench *bench = arg;
+    struct cm_http_target *bench = arg;
     if (what == CURL_POLL_REMOVE) {
         epoll_ctl(bench->epoll_fd, EPOLL_CTL_DEL, socket, NULL);
         return 0;
@@ -120,7 +120,7 @@ static int on_socket(CURL *easy, curl_socket_t socket, int what, void *arg, void
 static int on_timer(CURLM *multi, long timeout_ms, void *arg)
 {
     (void)multi;
-    struct cm_http_bench *bench = arg;
+    struct cm_http_target *bench = arg;
     bench->timer_deadline_ns =
         timeout_ms < 0 ? UINT64_MAX : cm_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
     return 0;
@@ -156,7 +156,7 @@ oom:
 
 /* A 401 during the run: the token expired or was revoked. Authenticate once; a second
  * refusal (or a 401 with the new token) stops the run instead of hammering the gateway. */
-void cm_http_bench_unauthorized(struct cm_http_bench *bench, unsigned generation, const char *url)
+void cm_http_target_unauthorized(struct cm_http_target *bench, unsigned generation, const char *url)
 {
     struct cm_http_client *client = bench->client;
     if (bench->auth_failed || client->api != CM_HTTP_SWIFT)
@@ -187,13 +187,13 @@ failed:
     if (!bench->auth_failed)
         snprintf(bench->auth_error, sizeof bench->auth_error,
                  "%s %.400s: 401 Unauthorized%s; the run stopped",
-                 cm_http_bench_op_name(bench->options.op), url,
+                 cm_http_target_op_name(bench->options.op), url,
                  bench->reauths ? " after re-authenticating" : "");
     bench->auth_failed = true;
 }
 
 /* "http://host:port" of the storage URL, for the give-up line. */
-static void gateway_of(const struct cm_http_bench *bench, char *out, size_t size)
+static void gateway_of(const struct cm_http_target *bench, char *out, size_t size)
 {
     const char *url = bench->client->storage_url;
     const char *host = strstr(url, "://");
@@ -206,7 +206,7 @@ static void gateway_of(const struct cm_http_bench *bench, char *out, size_t size
  * once it has run for give_up_ns without a success the run stops. Checked at each failure:
  * a gateway that refuses fails every request within the connect backoff (1.6 s at most),
  * one that hangs within the client's timeout. */
-static void note_failure(struct cm_http_bench *bench)
+static void note_failure(struct cm_http_target *bench)
 {
     uint64_t now = cm_now_ns();
     if (bench->failures_since++ == 0)
@@ -223,20 +223,20 @@ static void note_failure(struct cm_http_bench *bench)
              bench->last_failure);
 }
 
-void cm_http_bench_succeeded(struct cm_http_bench *bench)
+void cm_http_target_succeeded(struct cm_http_target *bench)
 {
     bench->failures_since = 0;
     bench->failing_since_ns = 0;
 }
 
-void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const char *url)
+void cm_http_target_record_status(struct cm_http_target *bench, long status, const char *url)
 {
     snprintf(bench->last_failure, sizeof bench->last_failure, "%ld %s", status,
              cm_http_reason(status));
     note_failure(bench);
     if (!bench->first_error[0])
         snprintf(bench->first_error, sizeof bench->first_error, "%s %.500s: %ld %s",
-                 cm_http_bench_op_name(bench->options.op), url, status, cm_http_reason(status));
+                 cm_http_target_op_name(bench->options.op), url, status, cm_http_reason(status));
     for (unsigned i = 0; i < bench->n_statuses; i++) {
         if (bench->statuses[i].status == status) {
             bench->statuses[i].count++;
@@ -250,8 +250,8 @@ void cm_http_bench_record_status(struct cm_http_bench *bench, long status, const
     bench->statuses[CM_HTTP_STATUS_KINDS - 1].count++; /* more kinds than kept: lumped */
 }
 
-void cm_http_bench_record_transport_error(struct cm_http_bench *bench, const char *error,
-                                          int error_number)
+void cm_http_target_record_transport_error(struct cm_http_target *bench, const char *error,
+                                           int error_number)
 {
     snprintf(bench->last_failure, sizeof bench->last_failure, "%s", strerror(error_number));
     if (bench->last_failure[0] >= 'A' && bench->last_failure[0] <= 'Z')
@@ -261,11 +261,12 @@ void cm_http_bench_record_transport_error(struct cm_http_bench *bench, const cha
         snprintf(bench->first_transport_error, sizeof bench->first_transport_error, "%s", error);
     if (!bench->first_error[0])
         snprintf(bench->first_error, sizeof bench->first_error, "%s %s",
-                 cm_http_bench_op_name(bench->options.op), error);
+                 cm_http_target_op_name(bench->options.op), error);
 }
 
-void cm_http_bench_verify(struct cm_http_bench *bench, struct cm_op *op, const unsigned char *body,
-                          size_t received, size_t length, const char *name)
+void cm_http_target_verify(struct cm_http_target *bench, struct cm_op *op,
+                           const unsigned char *body, size_t received, size_t length,
+                           const char *name)
 {
     if (bench->options.op != CM_HTTP_GET || op->result < 0 || !bench->options.verify)
         return;
@@ -291,8 +292,8 @@ void cm_http_bench_verify(struct cm_http_bench *bench, struct cm_op *op, const u
         bench->n_verify_errors++;
 }
 
-bool cm_http_bench_first_byte(struct cm_http_bench *bench, const struct cm_op *op,
-                              uint64_t first_byte_ns)
+bool cm_http_target_first_byte(struct cm_http_target *bench, const struct cm_op *op,
+                               uint64_t first_byte_ns)
 {
     if (bench->options.op != CM_HTTP_GET || op->result < 0 || !first_byte_ns ||
         !cm_engine_counted(op))
@@ -307,14 +308,14 @@ static void slot_fini(void *self, struct cm_op *op);
 
 static int slot_init(void *self, struct cm_op *op)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct http_slot *slot = calloc(1, sizeof *slot);
     if (!slot)
         return -ENOMEM;
     slot->op = op;
     slot->bench = bench;
     op->target_slot = slot;
-    enum cm_http_bench_op kind = bench->options.op;
+    enum cm_http_target_op kind = bench->options.op;
     if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET) {
         slot->capacity = bench->options.size_max ? (size_t)bench->options.size_max : 1;
         slot->buffer = malloc(slot->capacity);
@@ -355,7 +356,7 @@ static int slot_init(void *self, struct cm_op *op)
 
 static void slot_fini(void *self, struct cm_op *op)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct http_slot *slot = op->target_slot;
     if (!slot)
         return;
@@ -375,10 +376,10 @@ static void slot_fini(void *self, struct cm_op *op)
     op->target_slot = NULL;
 }
 
-int cm_http_bench_next_op(struct cm_http_bench *bench, struct cm_op *op, uint64_t *out,
-                          size_t *length, char *name, size_t name_size)
+int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint64_t *out,
+                           size_t *length, char *name, size_t name_size)
 {
-    const struct cm_http_bench_options *o = &bench->options;
+    const struct cm_http_target_options *o = &bench->options;
     if (bench->auth_failed || bench->gave_up)
         return CM_TARGET_DONE;
     uint64_t object;
@@ -417,11 +418,11 @@ int cm_http_bench_next_op(struct cm_http_bench *bench, struct cm_op *op, uint64_
 
 static int submit(void *self, struct cm_op *op)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct http_slot *slot = op->target_slot;
-    const struct cm_http_bench_options *o = &bench->options;
+    const struct cm_http_target_options *o = &bench->options;
     uint64_t object;
-    if (cm_http_bench_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
+    if (cm_http_target_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
         CM_TARGET_DONE)
         return CM_TARGET_DONE;
     snprintf(slot->url, sizeof slot->url, "%s/%s/%s", bench->client->storage_url,
@@ -453,7 +454,7 @@ static int submit(void *self, struct cm_op *op)
 }
 
 /* Waiting slots whose backoff has passed send their request. */
-static void release_waiting(struct cm_http_bench *bench, uint64_t now_ns)
+static void release_waiting(struct cm_http_target *bench, uint64_t now_ns)
 {
     for (struct http_slot **link = &bench->waiting; *link;) {
         struct http_slot *slot = *link;
@@ -470,7 +471,7 @@ static void release_waiting(struct cm_http_bench *bench, uint64_t now_ns)
     }
 }
 
-static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
+static void finished(struct cm_http_target *bench, CURL *easy, CURLcode code)
 {
     struct http_slot *slot = NULL;
     curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&slot);
@@ -482,7 +483,7 @@ static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
     if (code != CURLE_OK) {
         char error[512];
         result = cm_http_transport_error(code, slot->url, NULL, error, sizeof error);
-        cm_http_bench_record_transport_error(bench, error, (int)-result);
+        cm_http_target_record_transport_error(bench, error, (int)-result);
         cm_engine_complete(op, result);
         return;
     }
@@ -490,7 +491,7 @@ static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
     if (status >= 200 && status <= 299) {
         result = (int64_t)op->length;
-        cm_http_bench_succeeded(bench);
+        cm_http_target_succeeded(bench);
         if (bench->options.op == CM_HTTP_GET) {
             curl_off_t first_byte = 0, total = 0;
             curl_easy_getinfo(easy, CURLINFO_STARTTRANSFER_TIME_T, &first_byte);
@@ -501,17 +502,17 @@ static void finished(struct cm_http_bench *bench, CURL *easy, CURLcode code)
             bench->put_ok++;
         }
     } else {
-        cm_http_bench_record_status(bench, status, slot->url);
+        cm_http_target_record_status(bench, status, slot->url);
         result = cm_http_status_errno(status);
         if (status == 401)
-            cm_http_bench_unauthorized(bench, slot->headers_generation, slot->url);
+            cm_http_target_unauthorized(bench, slot->headers_generation, slot->url);
     }
     cm_engine_complete(op, result);
 }
 
 static void poll_target(void *self, uint64_t now_ns)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct epoll_event events[64];
     int running = 0;
     int n = epoll_wait(bench->epoll_fd, events, 64, 0);
@@ -540,7 +541,7 @@ static void poll_target(void *self, uint64_t now_ns)
 
 static uint64_t next_deadline(void *self)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     uint64_t deadline = bench->timer_deadline_ns;
     for (const struct http_slot *slot = bench->waiting; slot; slot = slot->next_waiting)
         if (slot->retry_ns < deadline)
@@ -550,22 +551,22 @@ static uint64_t next_deadline(void *self)
 
 static int wait_fd(void *self)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     return bench->epoll_fd;
 }
 
 static void complete(void *self, struct cm_op *op)
 {
-    struct cm_http_bench *bench = self;
+    struct cm_http_target *bench = self;
     struct http_slot *slot = op->target_slot;
-    cm_http_bench_verify(bench, op, slot->buffer, slot->received, slot->length, slot->name);
-    if (cm_http_bench_first_byte(bench, op, slot->first_byte_ns)) {
+    cm_http_target_verify(bench, op, slot->buffer, slot->received, slot->length, slot->name);
+    if (cm_http_target_first_byte(bench, op, slot->first_byte_ns)) {
         cm_hist_record(bench->curl_ttfb, slot->curl_ttfb_us * 1000ULL);
         cm_hist_record(bench->curl_total, slot->curl_total_us * 1000ULL);
     }
 }
 
-const struct cm_target_ops cm_http_bench_ops = {
+const struct cm_target_ops cm_http_target_ops = {
     .version = CM_TARGET_OPS_VERSION,
     .name = "http",
     .slot_init = slot_init,
@@ -588,8 +589,9 @@ static bool prefix_ok(const char *prefix)
     return true;
 }
 
-int cm_http_bench_init(struct cm_http_bench *bench, struct cm_http_client *client,
-                       const struct cm_http_bench_options *options, char *error, size_t error_size)
+int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *client,
+                        const struct cm_http_target_options *options, char *error,
+                        size_t error_size)
 {
     memset(bench, 0, sizeof *bench);
     bench->epoll_fd = -1;
@@ -617,7 +619,7 @@ int cm_http_bench_init(struct cm_http_bench *bench, struct cm_http_client *clien
     }
     if (options->op != CM_HTTP_PUT && options->objects == 0) {
         snprintf(error, error_size, "%s needs objects to work on: objects must be at least 1",
-                 cm_http_bench_op_name(options->op));
+                 cm_http_target_op_name(options->op));
         return -EINVAL;
     }
     bench->containers = calloc(options->n_containers, sizeof *bench->containers);
@@ -678,9 +680,9 @@ oom:
     return -ENOMEM;
 }
 
-const struct cm_target_ops *cm_http_bench_target(const struct cm_http_bench *bench)
+const struct cm_target_ops *cm_http_target_ops_for(const struct cm_http_target *bench)
 {
-    return bench->transport == CM_HTTP_NATIVE ? &cm_http_wire_ops : &cm_http_bench_ops;
+    return bench->transport == CM_HTTP_NATIVE ? &cm_http_wire_ops : &cm_http_target_ops;
 }
 
 const char *cm_http_transport_name(enum cm_http_transport transport)
@@ -696,7 +698,7 @@ const char *cm_http_transport_name(enum cm_http_transport transport)
     }
 }
 
-void cm_http_bench_fini(struct cm_http_bench *bench)
+void cm_http_target_fini(struct cm_http_target *bench)
 {
     cm_http_wire_fini(bench);
     if (bench->multi)

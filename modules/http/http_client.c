@@ -401,7 +401,7 @@ int cm_http_authenticate(struct cm_http_client *client, char *error, size_t erro
     }
     /* the old list may still be set on handles of a running bench: it is replaced there
      * before their next request, and freed here only when no bench holds it (the bench
-     * keeps its own copy, see http_bench.c) */
+     * keeps its own copy, see http_target.c) */
     curl_slist_free_all(client->headers);
     client->headers = auth;
     client->token_generation++;

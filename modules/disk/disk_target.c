@@ -1,5 +1,5 @@
-/* The file target of the op engine; see disk_file.h. */
-#include "disk_file.h"
+/* The file target of the op engine; see disk_target.h. */
+#include "disk_target.h"
 #include "splitmix.h"
 #include "units.h"
 

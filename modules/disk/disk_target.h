@@ -11,11 +11,11 @@
  *             unavailable, and fio's psync for comparisons).
  *
  * The buffers sit on transparent huge pages unless huge_pages is off, so an op's buffer is
- * one memory segment (see alloc_buffers in disk_file.c for why that matters).
+ * one memory segment (see alloc_buffers in disk_target.c for why that matters).
  *
  * Pure C, no Lua. Nothing here allocates per op. */
-#ifndef CEPHMARK_DISK_FILE_H
-#define CEPHMARK_DISK_FILE_H
+#ifndef CEPHMARK_DISK_TARGET_H
+#define CEPHMARK_DISK_TARGET_H
 
 #include "engine.h"
 

@@ -1,8 +1,8 @@
 /* The `cephmark.disk` Lua module: disk.bench runs the op engine against a file or block
- * device (disk_file.c: sequential or random reads or writes, O_DIRECT, fsync/fdatasync,
+ * device (disk_target.c: sequential or random reads or writes, O_DIRECT, fsync/fdatasync,
  * io_uring or synchronous I/O) and returns the engine's result with a dd-style summary;
  * disk.drop_caches empties the page cache (root only). */
-#include "disk_file.h"
+#include "disk_target.h"
 #include "engine_lua.h"
 #include "lstate.h"
 #include "registry.h"
