@@ -19,6 +19,7 @@
 #include "hist.h"
 #include "interrupt.h"
 #include "rados_lua.h"
+#include "lstate.h"
 #include "registry.h"
 
 #include <errno.h>
@@ -38,14 +39,6 @@
  * until then every notify waits (up to its timeout) for a dead agent. librados pings at a
  * fraction of this, so a live agent keeps its watch. */
 #define WATCH_TIMEOUT 10
-
-static int push_failure(lua_State *L, int rc, const char *what)
-{
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s", what, strerror(rc < 0 ? -rc : rc));
-    lua_pushinteger(L, rc);
-    return 3;
-}
 
 /* ------------------------------------------------------------------ omap */
 
@@ -74,7 +67,7 @@ static int control_omap_get(lua_State *L)
         if (rc < 0 || prval < 0) {
             if (iter)
                 rados_omap_get_end(iter);
-            return push_failure(L, rc < 0 ? rc : prval, "reading omap");
+            return cm_lua_errno_failure(L, rc < 0 ? rc : prval, "reading omap");
         }
         unsigned count = 0;
         for (;;) {
@@ -158,7 +151,7 @@ static int omap_write(lua_State *L, bool set, bool existing)
     int rc = rados_write_op_operate2(op, io, oid, NULL, 0);
     rados_release_write_op(op);
     if (rc < 0 && !(rc == -ENOENT && !set))
-        return push_failure(L, rc, set ? "writing omap" : "removing omap keys");
+        return cm_lua_errno_failure(L, rc, set ? "writing omap" : "removing omap keys");
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -311,12 +304,12 @@ static int control_watch(lua_State *L)
     int rc = rados_write_op_operate2(create, io, oid, NULL, 0);
     rados_release_write_op(create);
     if (rc < 0)
-        return push_failure(L, rc, "creating the control object");
+        return cm_lua_errno_failure(L, rc, "creating the control object");
     w->io = io;
     w->retained = cm_rados_pool_retain(L, 1);
     rc = rados_watch3(io, oid, &w->cookie, watch_callback, watch_error_callback, WATCH_TIMEOUT, w);
     if (rc < 0)
-        return push_failure(L, rc, "watching the control object");
+        return cm_lua_errno_failure(L, rc, "watching the control object");
     w->watching = true;
     return 1;
 }
@@ -379,7 +372,7 @@ static int watch_ack(lua_State *L)
     uint64_t notify_id = (uint64_t)luaL_checkinteger(L, -1);
     int rc = rados_notify_ack(w->io, w->oid, notify_id, w->cookie, reply, (int)length);
     if (rc < 0)
-        return push_failure(L, rc, "acknowledging a notify");
+        return cm_lua_errno_failure(L, rc, "acknowledging a notify");
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -390,7 +383,7 @@ static int watch_check(lua_State *L)
     struct watch *w = check_watch(L, 1);
     int rc = rados_watch_check(w->io, w->cookie);
     if (rc < 0)
-        return push_failure(L, rc, "checking the watch");
+        return cm_lua_errno_failure(L, rc, "checking the watch");
     lua_pushinteger(L, rc);
     return 1;
 }
@@ -430,7 +423,7 @@ static int control_notify(lua_State *L)
     if (rc < 0 && rc != -ETIMEDOUT) {
         if (reply)
             rados_buffer_free(reply);
-        return push_failure(L, rc, "notify");
+        return cm_lua_errno_failure(L, rc, "notify");
     }
     const unsigned char *p = (const unsigned char *)reply, *end = p + reply_length;
     lua_newtable(L); /* acks */
@@ -547,13 +540,7 @@ int luaopen_cephmark_control(lua_State *L)
         {"watch", control_watch},
         {NULL, NULL},
     };
-    luaL_newmetatable(L, WATCH_TYPE);
-    luaL_newlib(L, watch_methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, watch_close);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, watch_close);
-    lua_setfield(L, -2, "__close");
+    cm_lua_new_type(L, WATCH_TYPE, watch_methods, watch_close, NULL);
     lua_pop(L, 1);
     luaL_newlib(L, functions);
     return 1;

@@ -9,6 +9,7 @@ const struct cm_c_module cm_c_modules[] = {
     {"cephmark.http", luaopen_cephmark_http},
     {"cephmark.json", luaopen_cephmark_json},
     {"cephmark.null", luaopen_cephmark_null},
+    {"cephmark.options", luaopen_cephmark_options},
     {"cephmark.rados", luaopen_cephmark_rados},
     {"cephmark.rbd", luaopen_cephmark_rbd},
     {"cephmark.s3", luaopen_cephmark_s3},

@@ -16,6 +16,7 @@ int luaopen_cephmark_disk(lua_State *L);
 int luaopen_cephmark_http(lua_State *L);
 int luaopen_cephmark_json(lua_State *L);
 int luaopen_cephmark_null(lua_State *L);
+int luaopen_cephmark_options(lua_State *L);
 int luaopen_cephmark_rados(lua_State *L);
 int luaopen_cephmark_rbd(lua_State *L);
 int luaopen_cephmark_s3(lua_State *L);
@@ -24,6 +25,11 @@ int luaopen_cephmark_socket(lua_State *L);
 int luaopen_cephmark_sys(lua_State *L);
 int luaopen_cephmark_workers(lua_State *L);
 int luaopen_cephmark_yaml(lua_State *L);
+
+/* The native benches' descriptions (bench_lua.h), for cephmark.options. */
+struct cm_bench_def;
+extern const struct cm_bench_def cm_disk_bench, cm_http_bench, cm_null_bench, cm_rados_bench,
+    cm_rbd_bench, cm_socket_bench;
 
 /* Terminated by an entry whose name is NULL. */
 extern const struct cm_c_module cm_c_modules[];

@@ -1,5 +1,6 @@
 /* The engine's Lua side; see engine_lua.h. */
 #include "engine_lua.h"
+#include "bench_lua.h"
 #include "interrupt.h"
 #include "lstate.h"
 #include "units.h"
@@ -117,11 +118,18 @@ int cm_lua_opt_choice(lua_State *L, int table, const char *key, const char *cons
     return luaL_error(L, "%s: unknown %s '%s' (expected %s)", what, key, value, expected);
 }
 
-/* The options every bench function takes through cm_engine_lua_config. */
-static const char *const engine_options[] = {
-    "bytes", "drain_timeout", "ignore_interrupt", "on_second", "ops",
-    "rate",  "seconds",       "threads",          "warmup",    NULL,
-};
+/* The engine's option names, from its table (bench_lua.c). */
+static const char *const *engine_options(void)
+{
+    static const char *names[16];
+    if (!names[0]) {
+        size_t n = 0;
+        for (; cm_engine_options[n].name && n + 1 < sizeof names / sizeof names[0]; n++)
+            names[n] = cm_engine_options[n].name;
+        names[n] = NULL;
+    }
+    return names;
+}
 
 static bool listed(const char *key, const char *const *names)
 {
@@ -152,14 +160,14 @@ void cm_lua_check_options(lua_State *L, int table, const char *what, const char 
     while (lua_next(L, table)) {
         lua_pop(L, 1);
         const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (key && (listed(key, own) || (engine && listed(key, engine_options))))
+        if (key && (listed(key, own) || (engine && listed(key, engine_options()))))
             continue;
         luaL_Buffer b;
         luaL_buffinit(L, &b);
         bool first = true;
         add_names(&b, own, &first);
         if (engine)
-            add_names(&b, engine_options, &first);
+            add_names(&b, engine_options(), &first);
         luaL_pushresult(&b);
         if (key)
             luaL_error(L, "%s: unknown option '%s' (expected one of %s)", what, key,
@@ -179,7 +187,7 @@ void cm_lua_push_option_names(lua_State *L, const char *const *own, bool engine)
 {
     const char *names[128];
     size_t n = 0;
-    const char *const *lists[2] = {own, engine ? engine_options : NULL};
+    const char *const *lists[2] = {own, engine ? engine_options() : NULL};
     for (int l = 0; l < 2; l++)
         for (int i = 0; lists[l] && lists[l][i]; i++) {
             if (strncmp(lists[l][i], "__", 2) == 0)
@@ -269,40 +277,13 @@ static bool call_second_callback(void *arg, const struct cm_engine_second *secon
 void cm_engine_lua_config(lua_State *L, int index, const char *what, double default_seconds,
                           struct cm_engine_config *config, struct cm_engine_lua *bridge)
 {
-    index = lua_absindex(L, index);
-    luaL_checktype(L, index, LUA_TTABLE);
-    memset(config, 0, sizeof *config);
-    config->ignore_interrupt = cm_lua_opt_bool(L, index, "ignore_interrupt", 0, what);
-    /* a run asked for after SIGINT does not start: the interrupt reaches the script now */
-    if (!config->ignore_interrupt)
-        cm_interrupt_check(L);
-    config->depth = (unsigned)cm_lua_opt_integer(L, index, "threads", 16, 1, 65536, what);
-    config->seconds = cm_lua_opt_duration(L, index, "seconds", 0, what);
-    config->max_ops = (uint64_t)cm_lua_opt_integer(L, index, "ops", 0, 0, INT64_MAX, what);
-    config->max_bytes = cm_lua_opt_size(L, index, "bytes", 0, what);
-    config->warmup = cm_lua_opt_duration(L, index, "warmup", 0, what);
-    config->drain_timeout = cm_lua_opt_duration(L, index, "drain_timeout", 60, what);
-    if (lua_getfield(L, index, "rate") != LUA_TNIL) {
-        double number;
-        char reason[64];
-        if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) > 0) || !isfinite(lua_tonumber(L, -1)) ||
-            (lua_type(L, -1) == LUA_TSTRING &&
-             cm_parse_number(lua_tostring(L, -1), &number, reason, sizeof reason) < 0))
-            luaL_error(L, "%s: rate must be a positive number of ops/s, got %s", what,
-                       luaL_tolstring(L, -1, NULL));
-        config->rate = lua_tonumber(L, -1);
-    }
-    lua_pop(L, 1);
-    /* seconds = 0 asked for nothing; without this it would run the default length */
-    if (config->seconds == 0 && config->max_ops == 0 && config->max_bytes == 0) {
-        if (lua_getfield(L, index, "seconds") != LUA_TNIL)
-            luaL_error(L,
-                       "%s: seconds must be more than 0 (or bound the run by ops or bytes), got %s",
-                       what, luaL_tolstring(L, -1, NULL));
-        lua_pop(L, 1);
-        config->seconds = default_seconds;
-    }
+    struct cm_bench_defaults defaults = {.seconds = default_seconds};
+    cm_bench_engine_config(L, index, what, &defaults, config, bridge);
+}
 
+void cm_engine_lua_bridge(lua_State *L, int index, const char *what,
+                          struct cm_engine_config *config, struct cm_engine_lua *bridge)
+{
     bridge->L = L;
     bridge->callback_ref = LUA_NOREF;
     bridge->error_ref = LUA_NOREF;
@@ -430,6 +411,14 @@ void cm_engine_lua_check_memory(lua_State *L, const struct cm_engine_config *con
         return;
     cm_engine_lua_finish(bridge);
     cm_error_user(L, 2, "%s: %s", what, message);
+}
+
+void cm_engine_lua_release(struct cm_engine_lua *bridge)
+{
+    luaL_unref(bridge->L, LUA_REGISTRYINDEX, bridge->callback_ref);
+    bridge->callback_ref = LUA_NOREF;
+    luaL_unref(bridge->L, LUA_REGISTRYINDEX, bridge->error_ref);
+    bridge->error_ref = LUA_NOREF;
 }
 
 void cm_engine_lua_finish(struct cm_engine_lua *bridge)

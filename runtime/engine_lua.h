@@ -25,6 +25,10 @@ struct cm_engine_lua {
 void cm_engine_lua_config(lua_State *L, int index, const char *what, double default_seconds,
                           struct cm_engine_config *config, struct cm_engine_lua *bridge);
 
+/* The per-second callback part of cm_engine_lua_config: on_second of the table at `index`. */
+void cm_engine_lua_bridge(lua_State *L, int index, const char *what,
+                          struct cm_engine_config *config, struct cm_engine_lua *bridge);
+
 /* Memory this machine can give a run now, in bytes: MemAvailable from /proc/meminfo, or
  * what the process's cgroup (v2) still allows when that is less; 0 when unknown. */
 uint64_t cm_memory_available(void);
@@ -47,6 +51,9 @@ void cm_engine_lua_check_memory(lua_State *L, const struct cm_engine_config *con
                                 struct cm_engine_lua *bridge, uint64_t per_slot,
                                 uint64_t per_slot_library, uint64_t shared, const char *buffers,
                                 const char *lower, const char *what);
+
+/* Releases the bridge's references without raising (after an error elsewhere). */
+void cm_engine_lua_release(struct cm_engine_lua *bridge);
 
 /* Releases the bridge's references; raises the callback's error if it failed. */
 void cm_engine_lua_finish(struct cm_engine_lua *bridge);

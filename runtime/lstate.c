@@ -355,3 +355,36 @@ int cm_error_user(lua_State *L, int exit_code, const char *fmt, ...)
     lua_error(L);
     abort(); /* lua_error does not return */
 }
+
+int cm_lua_failure(lua_State *L, lua_Integer code, const char *message)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, message);
+    lua_pushinteger(L, code);
+    return 3;
+}
+
+int cm_lua_errno_failure(lua_State *L, int rc, const char *what)
+{
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", what, strerror(rc < 0 ? -rc : rc));
+    lua_pushinteger(L, rc);
+    return 3;
+}
+
+void cm_lua_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close,
+                     lua_CFunction tostring)
+{
+    luaL_newmetatable(L, name);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, close);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, close);
+    lua_setfield(L, -2, "__close");
+    if (tostring) {
+        lua_pushcfunction(L, tostring);
+        lua_setfield(L, -2, "__tostring");
+    }
+}

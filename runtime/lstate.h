@@ -37,4 +37,17 @@ int cm_error_user(lua_State *L, int exit_code, const char *fmt, ...)
 /* Pushes the user-error object without raising it. */
 void cm_push_user_error(lua_State *L, int exit_code, const char *message);
 
+/* Makes the metatable `name` of a handle type (STYLE: one per type, built once): methods as
+ * __index, `close` as __gc and __close (one idempotent close), `tostring` (may be NULL) as
+ * __tostring. Leaves the metatable on the stack. */
+void cm_lua_new_type(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close,
+                     lua_CFunction tostring);
+
+/* The world failed where the caller may handle it: Lua's `nil, message, code`, as
+ * luaL_fileresult gives for files. Pushes nil, the message and `code` (a negative errno, or
+ * an HTTP status); returns 3, for `return cm_lua_failure(...)`. */
+int cm_lua_failure(lua_State *L, lua_Integer code, const char *message);
+/* The same for an errno: the message is "<what>: <strerror(-rc)>" and the code rc (< 0). */
+int cm_lua_errno_failure(lua_State *L, int rc, const char *what);
+
 #endif

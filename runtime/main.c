@@ -40,6 +40,8 @@ static const char usage_text[] =
     "                            run the phases `cephmark run --agents` sends; with\n"
     "                            --monitor, read an OSD host's CPU, disks and network per phase\n"
     "  netserver [--port PORT]   the server side of the network baseline (like iperf3 -s)\n"
+    "  options [TARGET]          every option of each bench target (phase options), with\n"
+    "                            its type, default and meaning\n"
     "  help [COMMAND]            show help for a command\n"
     "\n"
     "options:\n"
@@ -100,8 +102,8 @@ static const char run_usage_text[] =
 
 /* Commands implemented by stdlib modules; the module is cephmark.cmd.<name with - as _>. */
 static const char *const stdlib_commands[] = {
-    "cluster",   "rados-bench", "rados-cleanup", "rbd-bench", "report", "cleanup",
-    "netserver", "agent",       "swift-bench",   "compare",   NULL};
+    "cluster",   "rados-bench", "rados-cleanup", "rbd-bench", "report",  "cleanup",
+    "netserver", "agent",       "swift-bench",   "compare",   "options", NULL};
 
 static int usage_error(const char *fmt, const char *arg)
 {

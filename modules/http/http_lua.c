@@ -1,6 +1,8 @@
 /* The Lua glue shared by cephmark.swift and cephmark.s3; see http_lua.h. */
 #include "http_lua.h"
-#include "engine_lua.h"
+#include "bench_lua.h"
+#include "lstate.h"
+#include "registry.h"
 #include "http_target.h"
 #include "rados_target.h"
 #include "units.h"
@@ -39,16 +41,6 @@ static const char *api_name(const struct connection *conn)
 static const char *container_word(const struct connection *conn)
 {
     return conn->client.api == CM_HTTP_SWIFT ? "container" : "bucket";
-}
-
-/* Failures of the world: nil, message, code (the HTTP status when the gateway answered, a
- * negative errno when it did not). */
-static int push_failure(lua_State *L, const char *message, lua_Integer code)
-{
-    lua_pushnil(L);
-    lua_pushstring(L, message);
-    lua_pushinteger(L, code);
-    return 3;
 }
 
 /* The text between <tag> and </tag> in an S3 XML answer, from `from`; NULL when none. */
@@ -108,12 +100,10 @@ static int push_status_failure(lua_State *L, struct connection *conn, const char
         hint = conn->client.api == CM_HTTP_SWIFT ? " (no such object, or no such container)" : "";
     else if (response->status == 409 && !object && strcmp(method, "DELETE") == 0)
         hint = " (it is not empty)";
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s %s: %d %s%s%s%s%s", method, what, (int)response->status,
-                    cm_http_reason(response->status), code[0] ? " (" : "", code, code[0] ? ")" : "",
-                    hint);
-    lua_pushinteger(L, response->status);
-    return 3;
+    return cm_lua_failure(L, response->status,
+                          lua_pushfstring(L, "%s %s: %d %s%s%s%s%s", method, what,
+                                          (int)response->status, cm_http_reason(response->status),
+                                          code[0] ? " (" : "", code, code[0] ? ")" : "", hint));
 }
 
 /* Runs one control request; on success leaves the response for the caller and returns 0,
@@ -129,7 +119,7 @@ static int request(lua_State *L, struct connection *conn, const char *method, co
                              response, error, sizeof error);
     if (rc < 0) {
         cm_http_response_fini(response);
-        return push_failure(L, error, rc);
+        return cm_lua_failure(L, rc, error);
     }
     if (response->status < 200 || response->status > 299) {
         int n = push_status_failure(L, conn, method, container, object, response);
@@ -220,7 +210,7 @@ static int connect_api(lua_State *L)
         conn->open = false;
         if (rc == -EINVAL)
             return luaL_error(L, "%s: %s", what, error);
-        return push_failure(L, error, rc);
+        return cm_lua_failure(L, rc, error);
     }
     return 1;
 }
@@ -582,256 +572,323 @@ static void bench_sizes(lua_State *L, int table, uint64_t *min, uint64_t *max)
 
 #define MAX_OBJECT_SIZE (5ULL << 30) /* S3's and Swift's single-PUT limit */
 
-/* conn:bench's own options, beside the engine's (also published as conn.bench_options) */
-static const char *const connection_bench_options[] = {
-    "bucket",  "buckets",   "container", "containers", "first_object", "from",
-    "give_up", "objects",   "op",        "prefix",     "random",       "run_id",
-    "size",    "transport", "verify",    NULL};
+/* What conn:bench reads from its options table (connection_options). */
+struct connection_lua_options {
+    int op, transport;
+    const char *bucket, *container, *prefix;
+    int buckets, containers, from, size; /* stack indices of tables, 0 when absent */
+    int64_t first_object, objects, run_id;
+    double give_up;
+    bool random, verify;
+};
+
+static const char *const http_ops[] = {"put", "get", "head", "delete", NULL};
+static const char *const transports[] = {"auto", "curl", "native", NULL};
+
+#define CONNECTION_OPTION(field) offsetof(struct connection_lua_options, field)
+
+static const struct cm_option connection_options[] = {
+    {"bucket", CM_OPTION_STRING, CONNECTION_OPTION(bucket), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "S3: the one bucket (container is the same)"},
+    {"buckets", CM_OPTION_TABLE, CONNECTION_OPTION(buckets), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "S3: objects spread over these buckets (containers is the same)"},
+    {"container", CM_OPTION_STRING, CONNECTION_OPTION(container), NULL, 0, 0, NULL,
+     CM_OPTION_NO_RESULT, "Swift: the one container"},
+    {"containers", CM_OPTION_TABLE, CONNECTION_OPTION(containers), NULL, 0, 0, NULL, 0,
+     "Swift: objects spread over these containers"},
+    {"first_object", CM_OPTION_INTEGER, CONNECTION_OPTION(first_object), "0", 0, INT64_MAX, NULL, 0,
+     "the first object number (a put may add to a set)"},
+    {"from", CM_OPTION_TABLE, CONNECTION_OPTION(from), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "a put's result: its objects, sizes, prefix, run id and containers"},
+    {"give_up", CM_OPTION_DURATION, CONNECTION_OPTION(give_up),
+     CM_OPTION_TEXT(CM_HTTP_GIVE_UP_SECONDS), 0, 0, NULL, 0,
+     "end the run when no request succeeded for this long (a gateway that stays down)"},
+    {"objects", CM_OPTION_INTEGER, CONNECTION_OPTION(objects), "0", 0, INT64_MAX, NULL, 0,
+     "put: how many (0: as the bounds allow); get, head, delete: how many exist"},
+    {"op", CM_OPTION_CHOICE, CONNECTION_OPTION(op), "put", 0, 0, http_ops, 0,
+     "the request each op makes"},
+    {"prefix", CM_OPTION_STRING, CONNECTION_OPTION(prefix), NULL, 0, 0, NULL, 0,
+     "object names are <prefix>_<N>; default cephmark_<run id>"},
+    {"random", CM_OPTION_BOOL, CONNECTION_OPTION(random), "true", 0, 0, NULL, 0,
+     "get, head: objects at random (else in order, wrapping)"},
+    {"run_id", CM_OPTION_INTEGER, CONNECTION_OPTION(run_id), "0", 0, 0, NULL, 0,
+     "seeds payloads and sizes; get and delete use the put's"},
+    {"size", CM_OPTION_TABLE, CONNECTION_OPTION(size), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "object size, or a range {low, high}; default 4K"},
+    {"transport", CM_OPTION_CHOICE, CONNECTION_OPTION(transport), "auto", 0, 0, transports, 0,
+     "cephmark's own HTTP/1.1 client (native) or libcurl; auto picks native for plain http"},
+    {"verify", CM_OPTION_BOOL, CONNECTION_OPTION(verify), "true", 0, 0, NULL, 0,
+     "get: check every object that comes back"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL},
+};
+
+struct connection_state {
+    struct cm_http_target target;
+    struct cm_http_target_options options;
+    const char *names[CM_HTTP_BENCH_MAX_CONTAINERS];
+    char default_prefix[64];
+    bool bounded, open;
+};
 
 /* conn:bench{op=, container= | containers=, prefix=, objects=, first_object=, size=,
  *   run_id=, from=, random=, verify=, transport=, give_up=, threads=, seconds=, ops=, bytes=,
  *   rate=, warmup=, on_second=} -> result (raises on misuse; failed requests are counted in
  *   the result; result.gave_up is the line saying the gateway stayed down) */
-static int connection_bench(lua_State *L)
+static void *connection_object(lua_State *L, int arg)
 {
-    static const char *const ops[] = {"put", "get", "head", "delete", NULL};
-    struct connection *conn = check_connection(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    cm_lua_check_options(L, 2, "bench", connection_bench_options, true);
-    if (conn->bench_running)
-        return luaL_error(L, "bench: a bench is already running on this connection");
-    lua_settop(L, 2);
-    struct cm_http_target_options options = {0};
-    lua_getfield(L, 2, "op");
-    options.op = (enum cm_http_target_op)luaL_checkoption(L, -1, "put", ops);
-    lua_pop(L, 1);
+    return check_connection(L, arg);
+}
 
-    /* defaults from a PUT result (`from`), then the explicit options */
-    uint64_t run_id = 0, objects = 0, first = 0, size_min = 4096, size_max = 4096;
-    const char *prefix = NULL;
-    int containers_index = 0;
-    if (lua_getfield(L, 2, "from") == LUA_TTABLE) {
-        int from = lua_gettop(L);
-        run_id = (uint64_t)cm_lua_opt_integer(L, from, "run_id", 0, INT64_MIN, INT64_MAX, "from");
-        objects = (uint64_t)cm_lua_opt_integer(L, from, "objects", 0, 0, INT64_MAX, "from");
-        first = (uint64_t)cm_lua_opt_integer(L, from, "first_object", 0, 0, INT64_MAX, "from");
-        size_min = cm_lua_opt_size(L, from, "size_min", size_min, "from");
-        size_max = cm_lua_opt_size(L, from, "size_max", size_max, "from");
-        prefix = cm_lua_opt_string(L, from, "prefix", NULL, "from");
+/* Defaults from a put's result (`from`), overridden by what the options give. */
+static void bench_from(struct cm_bench *b, int *containers)
+{
+    const struct connection_lua_options *o = b->options;
+    struct cm_http_target_options *options = &((struct connection_state *)b->state)->options;
+    lua_State *L = b->L;
+    options->size_min = options->size_max = 4096;
+    if (o->from) {
+        int from = o->from;
+        if (!lua_istable(L, from))
+            luaL_error(L, "bench: from must be the result of a put bench, got a %s",
+                       luaL_typename(L, from));
+        options->run_id =
+            (uint64_t)cm_lua_opt_integer(L, from, "run_id", 0, INT64_MIN, INT64_MAX, "from");
+        options->objects =
+            (uint64_t)cm_lua_opt_integer(L, from, "objects", 0, 0, INT64_MAX, "from");
+        options->first_object =
+            (uint64_t)cm_lua_opt_integer(L, from, "first_object", 0, 0, INT64_MAX, "from");
+        options->size_min = cm_lua_opt_size(L, from, "size_min", 4096, "from");
+        options->size_max = cm_lua_opt_size(L, from, "size_max", 4096, "from");
+        options->prefix = cm_lua_opt_string(L, from, "prefix", NULL, "from");
         if (lua_getfield(L, from, "containers") == LUA_TTABLE)
-            containers_index = lua_gettop(L);
+            *containers = lua_gettop(L);
         else
             lua_pop(L, 1);
-    } else if (!lua_isnil(L, -1)) {
-        return luaL_error(L, "bench: from must be the result of a put bench, got a %s",
-                          luaL_typename(L, -1));
     }
-    run_id = (uint64_t)cm_lua_opt_integer(L, 2, "run_id", (lua_Integer)run_id, INT64_MIN, INT64_MAX,
-                                          "bench");
-    if (run_id == 0)
-        run_id = cm_rados_new_run_id();
-    objects =
-        (uint64_t)cm_lua_opt_integer(L, 2, "objects", (lua_Integer)objects, 0, INT64_MAX, "bench");
-    first = (uint64_t)cm_lua_opt_integer(L, 2, "first_object", (lua_Integer)first, 0, INT64_MAX,
-                                         "bench");
-    bench_sizes(L, 2, &size_min, &size_max);
-    if (size_max > MAX_OBJECT_SIZE)
-        return luaL_error(L, "bench: object size %I is above the 5 GiB a single PUT may carry",
-                          (lua_Integer)size_max);
-    prefix = cm_lua_opt_string(L, 2, "prefix", prefix, "bench");
-    char default_prefix[64];
-    if (!prefix) {
-        snprintf(default_prefix, sizeof default_prefix, "cephmark_%016llx",
-                 (unsigned long long)run_id);
-        prefix = default_prefix;
-    }
-    options.run_id = run_id;
-    options.objects = objects;
-    options.first_object = first;
-    options.size_min = size_min;
-    options.size_max = size_max;
-    options.prefix = prefix;
-    options.random = cm_lua_opt_bool(L, 2, "random", 1, "bench");
-    /* a gateway that answers nothing for this long ends the run (docs/rgw.md) */
-    options.give_up_ns =
-        (uint64_t)(cm_lua_opt_duration(L, 2, "give_up", CM_HTTP_GIVE_UP_SECONDS, "bench") * 1e9);
-    options.verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
-    static const char *const transports[] = {"auto", "curl", "native", NULL};
-    options.transport = (enum cm_http_transport)cm_lua_opt_choice(
-        L, 2, "transport", transports, CM_HTTP_AUTO, "auto, curl or native", "bench");
+    if (cm_bench_given(b, "run_id"))
+        options->run_id = (uint64_t)o->run_id;
+    if (options->run_id == 0)
+        options->run_id = cm_rados_new_run_id();
+    if (cm_bench_given(b, "objects"))
+        options->objects = (uint64_t)o->objects;
+    if (cm_bench_given(b, "first_object"))
+        options->first_object = (uint64_t)o->first_object;
+    if (o->prefix)
+        options->prefix = o->prefix;
+}
 
-    /* containers: container/bucket (one) or containers/buckets (an array) or from `from` */
-    const char *one = cm_lua_opt_string(L, 2, "container", NULL, "bench");
-    one = cm_lua_opt_string(L, 2, "bucket", one, "bench");
-    int type = lua_getfield(L, 2, "containers");
-    if (type == LUA_TNIL) {
-        lua_pop(L, 1);
-        type = lua_getfield(L, 2, "buckets");
-    }
-    if (type == LUA_TTABLE)
-        containers_index = lua_gettop(L);
-    else if (type != LUA_TNIL)
-        return luaL_error(L, "bench: containers must be an array of names, got a %s",
-                          luaL_typename(L, -1));
-    const char *names[CM_HTTP_BENCH_MAX_CONTAINERS];
+/* containers: container/bucket (one) or containers/buckets (an array) or from `from` */
+static void bench_containers(struct cm_bench *b, int containers)
+{
+    const struct connection_lua_options *o = b->options;
+    struct connection_state *state = b->state;
+    struct connection *conn = b->object;
+    lua_State *L = b->L;
+    const char *one = o->bucket ? o->bucket : o->container;
+    int given = o->containers ? o->containers : o->buckets;
+    if (given && !lua_istable(L, given))
+        luaL_error(L, "bench: containers must be an array of names, got a %s",
+                   luaL_typename(L, given));
+    if (given)
+        containers = given;
     unsigned n_names = 0;
     if (one) {
-        names[n_names++] = one;
-    } else if (containers_index) {
-        lua_Integer n = luaL_len(L, containers_index);
+        state->names[n_names++] = one;
+    } else if (containers) {
+        lua_Integer n = luaL_len(L, containers);
         if (n < 1 || n > CM_HTTP_BENCH_MAX_CONTAINERS)
-            return luaL_error(L, "bench: containers must hold 1 to %d names, got %I",
-                              CM_HTTP_BENCH_MAX_CONTAINERS, n);
+            luaL_error(L, "bench: containers must hold 1 to %d names, got %I",
+                       CM_HTTP_BENCH_MAX_CONTAINERS, n);
         for (lua_Integer i = 1; i <= n; i++) {
-            if (lua_geti(L, containers_index, i) != LUA_TSTRING)
-                return luaL_error(L, "bench: containers[%I] must be a name, got a %s", i,
-                                  luaL_typename(L, -1));
-            names[n_names++] = lua_tostring(L, -1); /* the array keeps it alive */
+            if (lua_geti(L, containers, i) != LUA_TSTRING)
+                luaL_error(L, "bench: containers[%I] must be a name, got a %s", i,
+                           luaL_typename(L, -1));
+            state->names[n_names++] = lua_tostring(L, -1); /* the array keeps it alive */
             lua_pop(L, 1);
         }
     } else {
-        return luaL_error(L, "bench: which %s? give %s = \"name\"", container_word(conn),
-                          container_word(conn));
+        luaL_error(L, "bench: which %s? give %s = \"name\"", container_word(conn),
+                   container_word(conn));
     }
-    options.containers = names;
-    options.n_containers = n_names;
+    state->options.containers = state->names;
+    state->options.n_containers = n_names;
+}
 
-    if (options.op != CM_HTTP_PUT && objects == 0)
-        return luaL_error(L, "bench: %s needs objects (a count, or from = a put result)",
-                          cm_http_target_op_name(options.op));
-    bool bounded = false;
+static void bench_prepare(struct cm_bench *b)
+{
+    const struct connection_lua_options *o = b->options;
+    struct connection_state *state = b->state;
+    struct cm_http_target_options *options = &state->options;
+    struct connection *conn = b->object;
+    lua_State *L = b->L;
+    if (conn->bench_running)
+        luaL_error(L, "bench: a bench is already running on this connection");
+    options->op = (enum cm_http_target_op)o->op;
+    int containers = 0;
+    bench_from(b, &containers);
+    bench_sizes(L, b->table, &options->size_min, &options->size_max);
+    if (options->size_max > MAX_OBJECT_SIZE)
+        luaL_error(L, "bench: object size %I is above the 5 GiB a single PUT may carry",
+                   (lua_Integer)options->size_max);
+    if (!options->prefix) {
+        snprintf(state->default_prefix, sizeof state->default_prefix, "cephmark_%016llx",
+                 (unsigned long long)options->run_id);
+        options->prefix = state->default_prefix;
+    }
+    options->random = o->random;
+    /* a gateway that answers nothing for this long ends the run (docs/rgw.md) */
+    options->give_up_ns = (uint64_t)(o->give_up * 1e9);
+    options->verify = o->verify;
+    options->transport = (enum cm_http_transport)o->transport;
+    bench_containers(b, containers);
+    if (options->op != CM_HTTP_PUT && options->objects == 0)
+        luaL_error(L, "bench: %s needs objects (a count, or from = a put result)",
+                   cm_http_target_op_name(options->op));
     static const char *const bounds[] = {"seconds", "ops", "bytes"};
     for (int i = 0; i < 3; i++) {
-        bounded = bounded || lua_getfield(L, 2, bounds[i]) != LUA_TNIL;
+        if (lua_getfield(L, b->table, bounds[i]) != LUA_TNIL)
+            state->bounded = true;
         lua_pop(L, 1);
     }
-    struct cm_engine_config config;
-    struct cm_engine_lua bridge;
-    cm_engine_lua_config(L, 2, "bench", 10, &config, &bridge);
-    if (options.op == CM_HTTP_PUT || options.op == CM_HTTP_GET)
-        cm_engine_lua_check_memory(L, &config, &bridge, size_max, 0, size_max + (1 << 20),
-                                   options.op == CM_HTTP_PUT ? "PUT bodies" : "GET buffers",
-                                   "lower threads (concurrency) or the object size", "bench");
-    /* with no bound given, a delete removes every object and a put of N objects writes N */
-    if (!bounded && (options.op == CM_HTTP_DELETE || (options.op == CM_HTTP_PUT && objects))) {
-        config.seconds = 0;
-        config.max_ops = objects;
-    }
+}
 
-    struct cm_http_target *bench = lua_newuserdatauv(L, sizeof *bench, 0);
+static void bench_open(struct cm_bench *b)
+{
+    struct connection_state *state = b->state;
+    struct cm_http_target_options *options = &state->options;
+    struct connection *conn = b->object;
+    struct cm_engine_config *config = &b->config;
+    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET)
+        cm_bench_check_memory(b, options->size_max, 0, options->size_max + (1 << 20),
+                              options->op == CM_HTTP_PUT ? "PUT bodies" : "GET buffers",
+                              "lower threads (concurrency) or the object size");
+    /* with no bound given, a delete removes every object and a put of N objects writes N */
+    if (!state->bounded &&
+        (options->op == CM_HTTP_DELETE || (options->op == CM_HTTP_PUT && options->objects))) {
+        config->seconds = 0;
+        config->max_ops = options->objects;
+    }
+    state->open = true;
     char error[640];
-    int rc = cm_http_target_init(bench, &conn->client, &options, error, sizeof error);
-    if (rc < 0) {
-        cm_http_target_fini(bench);
-        cm_engine_lua_finish(&bridge);
-        return luaL_error(L, "bench: %s", error);
-    }
-    struct cm_engine_result result;
+    if (cm_http_target_init(&state->target, &conn->client, options, error, sizeof error) < 0)
+        luaL_error(b->L, "bench: %s", error);
     conn->bench_running = true;
-    rc = cm_engine_run(&config, cm_http_target_ops_for(bench), bench, &result);
+    b->ops = cm_http_target_ops_for(&state->target);
+    b->target = &state->target;
+}
+
+static void bench_after_run(struct cm_bench *b, int rc)
+{
+    (void)rc;
+    struct connection *conn = b->object;
     conn->bench_running = false;
-    if (rc < 0) {
-        cm_http_target_fini(bench);
-        cm_engine_lua_finish(&bridge);
-        return luaL_error(L, "bench: cannot start: %s", strerror(-rc));
-    }
-    cm_engine_lua_push_result(L, &result, &config);
-    int out = lua_gettop(L);
-    cm_engine_result_free(&result);
-    lua_pushstring(L, ops[options.op]);
-    lua_setfield(L, out, "op");
-    lua_pushstring(L, cm_http_target_op_name(options.op));
-    lua_setfield(L, out, "method");
-    lua_pushstring(L, api_name(conn));
-    lua_setfield(L, out, "api");
-    lua_pushstring(L, cm_http_transport_name(bench->transport));
-    lua_setfield(L, out, "transport");
-    lua_pushstring(L, bench->prefix);
-    lua_setfield(L, out, "prefix");
-    lua_pushinteger(L, (lua_Integer)run_id);
-    lua_setfield(L, out, "run_id");
-    lua_pushinteger(L, (lua_Integer)first);
-    lua_setfield(L, out, "first_object");
-    uint64_t touched = options.op == CM_HTTP_PUT
-                           ? (bench->highest_put > first ? bench->highest_put - first : 0)
-                           : objects;
-    lua_pushinteger(L, (lua_Integer)touched);
-    lua_setfield(L, out, "objects");
-    if (options.op == CM_HTTP_PUT) {
-        lua_pushinteger(L, (lua_Integer)bench->put_ok);
-        lua_setfield(L, out, "objects_written");
-    }
-    lua_pushinteger(L, (lua_Integer)size_min);
-    lua_setfield(L, out, "size_min");
-    lua_pushinteger(L, (lua_Integer)size_max);
-    lua_setfield(L, out, "size_max");
-    lua_createtable(L, (int)n_names, 0);
-    for (unsigned i = 0; i < n_names; i++) {
-        lua_pushstring(L, names[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_setfield(L, out, "containers");
-    lua_pushboolean(L, options.verify);
-    lua_setfield(L, out, "verify");
-    /* HTTP errors by status, sorted by status */
-    lua_createtable(L, (int)bench->n_statuses, 0);
-    for (unsigned i = 0; i < bench->n_statuses; i++) {
+}
+
+/* HTTP errors by status, sorted by status */
+static void push_statuses(lua_State *L, struct cm_http_target *target)
+{
+    lua_createtable(L, (int)target->n_statuses, 0);
+    for (unsigned i = 0; i < target->n_statuses; i++) {
         unsigned smallest = i;
-        for (unsigned j = i + 1; j < bench->n_statuses; j++)
-            if (bench->statuses[j].status < bench->statuses[smallest].status)
+        for (unsigned j = i + 1; j < target->n_statuses; j++)
+            if (target->statuses[j].status < target->statuses[smallest].status)
                 smallest = j;
-        struct cm_http_status_count swap = bench->statuses[i];
-        bench->statuses[i] = bench->statuses[smallest];
-        bench->statuses[smallest] = swap;
+        struct cm_http_status_count swap = target->statuses[i];
+        target->statuses[i] = target->statuses[smallest];
+        target->statuses[smallest] = swap;
         lua_createtable(L, 0, 3);
-        lua_pushinteger(L, bench->statuses[i].status);
-        lua_setfield(L, -2, "status");
-        lua_pushstring(L, cm_http_reason(bench->statuses[i].status));
-        lua_setfield(L, -2, "reason");
-        lua_pushinteger(L, (lua_Integer)bench->statuses[i].count);
-        lua_setfield(L, -2, "count");
+        cm_result_integer(L, "status", (uint64_t)target->statuses[i].status);
+        cm_result_string(L, "reason", cm_http_reason(target->statuses[i].status));
+        cm_result_integer(L, "count", target->statuses[i].count);
         lua_rawseti(L, -2, i + 1);
     }
-    lua_setfield(L, out, "http_errors");
-    lua_pushinteger(L, (lua_Integer)bench->transport_errors);
-    lua_setfield(L, out, "transport_errors");
-    if (bench->first_error[0]) {
-        lua_pushstring(L, bench->first_error);
-        lua_setfield(L, out, "first_error");
-    }
-    if (bench->auth_error[0]) {
-        lua_pushstring(L, bench->auth_error);
-        lua_setfield(L, out, "auth_error");
-    }
-    if (bench->gave_up) {
-        lua_pushstring(L, bench->give_up_error);
-        lua_setfield(L, out, "gave_up");
-    }
-    lua_pushinteger(L, (lua_Integer)bench->reauths);
-    lua_setfield(L, out, "reauths");
-    if (options.op == CM_HTTP_GET) {
-        push_hist(L, bench->ttfb);
-        lua_setfield(L, out, "ttfb");
-        if (bench->transport == CM_HTTP_CURL) {
+    lua_setfield(L, -2, "http_errors");
+}
+
+/* The failures, the gateway's answers and time to first byte. */
+static void push_outcome(lua_State *L, struct cm_http_target *target, enum cm_http_target_op op)
+{
+    push_statuses(L, target);
+    cm_result_integer(L, "transport_errors", target->transport_errors);
+    if (target->first_error[0])
+        cm_result_string(L, "first_error", target->first_error);
+    if (target->auth_error[0])
+        cm_result_string(L, "auth_error", target->auth_error);
+    if (target->gave_up)
+        cm_result_string(L, "gave_up", target->give_up_error);
+    cm_result_integer(L, "reauths", target->reauths);
+    if (op == CM_HTTP_GET) {
+        push_hist(L, target->ttfb);
+        lua_setfield(L, -2, "ttfb");
+        if (target->transport == CM_HTTP_CURL) {
             lua_createtable(L, 0, 2);
-            push_hist(L, bench->curl_ttfb);
+            push_hist(L, target->curl_ttfb);
             lua_setfield(L, -2, "ttfb");
-            push_hist(L, bench->curl_total);
+            push_hist(L, target->curl_total);
             lua_setfield(L, -2, "total");
-            lua_setfield(L, out, "curl");
+            lua_setfield(L, -2, "curl");
         }
     }
-    lua_createtable(L, (int)bench->n_verify_errors, 0);
-    for (unsigned i = 0; i < bench->n_verify_errors; i++) {
-        lua_pushstring(L, bench->verify_errors[i]);
+    cm_result_strings(L, "verify_errors", target->verify_errors[0], sizeof target->verify_errors[0],
+                      target->n_verify_errors);
+}
+
+static void bench_result(struct cm_bench *b)
+{
+    struct connection_state *state = b->state;
+    struct cm_http_target_options *options = &state->options;
+    struct cm_http_target *target = &state->target;
+    struct connection *conn = b->object;
+    lua_State *L = b->L;
+    cm_result_string(L, "method", cm_http_target_op_name(options->op));
+    cm_result_string(L, "api", api_name(conn));
+    cm_result_string(L, "transport", cm_http_transport_name(target->transport));
+    cm_result_string(L, "prefix", target->prefix);
+    cm_result_integer(L, "run_id", options->run_id);
+    cm_result_integer(L, "first_object", options->first_object);
+    uint64_t first = options->first_object;
+    uint64_t touched = options->op == CM_HTTP_PUT
+                           ? (target->highest_put > first ? target->highest_put - first : 0)
+                           : options->objects;
+    cm_result_integer(L, "objects", touched);
+    if (options->op == CM_HTTP_PUT)
+        cm_result_integer(L, "objects_written", target->put_ok);
+    cm_result_integer(L, "size_min", options->size_min);
+    cm_result_integer(L, "size_max", options->size_max);
+    lua_createtable(L, (int)options->n_containers, 0);
+    for (unsigned i = 0; i < options->n_containers; i++) {
+        lua_pushstring(L, state->names[i]);
         lua_rawseti(L, -2, i + 1);
     }
-    lua_setfield(L, out, "verify_errors");
-    cm_http_target_fini(bench);
-    lua_settop(L, out);
-    cm_engine_lua_finish(&bridge);
-    return 1;
+    lua_setfield(L, -2, "containers");
+    push_outcome(L, target, options->op);
 }
+
+static void bench_close(struct cm_bench *b)
+{
+    struct connection_state *state = b->state;
+    struct connection *conn = b->object;
+    conn->bench_running = false;
+    if (state->open)
+        cm_http_target_fini(&state->target);
+    state->open = false;
+}
+
+/* The bench's description: the conn:bench options above, run through cm_lua_bench. */
+const struct cm_bench_def cm_http_bench = {
+    .what = "bench",
+    .name = "swift, s3",
+    .options = connection_options,
+    .check_object = connection_object,
+    .options_size = sizeof(struct connection_lua_options),
+    .state_size = sizeof(struct connection_state),
+    .default_seconds = 10,
+    .prepare = bench_prepare,
+    .open = bench_open,
+    .after_run = bench_after_run,
+    .result = bench_result,
+    .close = bench_close,
+};
 
 /* ---- the module --------------------------------------------------------------------------- */
 
@@ -844,7 +901,6 @@ int cm_http_lua_open(lua_State *L, enum cm_http_api api, const char *connection_
     if (cm_curl_load(error, sizeof error) < 0)
         return luaL_error(L, "%s: %s", swift ? "cephmark.swift" : "cephmark.s3", error);
     const luaL_Reg methods[] = {
-        {"bench", connection_bench},
         {"close", connection_close},
         {swift ? "create_container" : "create_bucket", connection_create_container},
         {"delete", connection_delete},
@@ -857,18 +913,10 @@ int cm_http_lua_open(lua_State *L, enum cm_http_api api, const char *connection_
         {"put", connection_put},
         {NULL, NULL},
     };
-    luaL_newmetatable(L, connection_type);
-    luaL_newlib(L, methods);
-    cm_lua_push_option_names(L, connection_bench_options, true);
-    lua_setfield(L, -2, "bench_options");
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, connection_close);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, connection_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, connection_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
+    cm_lua_new_type(L, connection_type, methods, connection_close, connection_tostring);
+    lua_getfield(L, -1, "__index");
+    cm_bench_set_functions(L, &cm_http_bench);
+    lua_pop(L, 2);
 
     lua_createtable(L, 0, 2);
     lua_pushinteger(L, api);

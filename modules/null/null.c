@@ -1,63 +1,83 @@
 /* The `cephmark.null` Lua module: runs the op engine against the null target (ops that
  * complete after a fixed or random delay and move no data), to measure the engine itself
  * and to test scenarios without a cluster. It does not stand in for Ceph. */
-#include "engine_lua.h"
-#include "registry.h"
+#include "bench_lua.h"
 #include "null_target.h"
+#include "registry.h"
 
 #include <lauxlib.h>
-#include <string.h>
+#include <stddef.h>
 
-/* null.bench's own options, beside the engine's (also published as null.bench_options) */
-static const char *const null_bench_options[] = {"block_size", "delay", "delay_max", "seed", NULL};
+struct null_options {
+    uint64_t block_size;
+    double delay, delay_max;
+    int64_t seed;
+};
 
-/* null.bench{delay=, delay_max=, block_size=, threads=, seconds=, ops=, bytes=, rate=,
- *   warmup=, on_second=} -> result table */
-static int null_bench(lua_State *L)
+#define NULL_OPTION(field) offsetof(struct null_options, field)
+
+static const struct cm_option null_options[] = {
+    {"block_size", CM_OPTION_SIZE, NULL_OPTION(block_size), "4096", 0, 0, NULL, 0,
+     "bytes each op counts as moved (for bandwidth figures)"},
+    {"delay", CM_OPTION_DURATION, NULL_OPTION(delay), "0", 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "each op completes after this long (the low end with delay_max)"},
+    {"delay_max", CM_OPTION_DURATION, NULL_OPTION(delay_max), "0", 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "above delay: a uniform random delay between the two"},
+    {"seed", CM_OPTION_INTEGER, NULL_OPTION(seed), "1", 0, INT64_MAX, NULL, CM_OPTION_NO_RESULT,
+     "seed of the random delays"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL},
+};
+
+static void null_prepare(struct cm_bench *b)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    cm_lua_check_options(L, 1, "null.bench", null_bench_options, true);
-    struct cm_null_config null = {
-        .delay_ns = (uint64_t)(cm_lua_opt_duration(L, 1, "delay", 0, "null.bench") * 1e9),
-        .block_size = cm_lua_opt_size(L, 1, "block_size", 4096, "null.bench"),
-        .seed = (uint64_t)cm_lua_opt_integer(L, 1, "seed", 1, 0, INT64_MAX, "null.bench"),
-    };
-    null.delay_max_ns = (uint64_t)(cm_lua_opt_duration(L, 1, "delay_max", 0, "null.bench") * 1e9);
-    if (null.delay_max_ns && null.delay_max_ns < null.delay_ns)
-        return luaL_error(L, "null.bench: delay_max must not be below delay");
-    struct cm_engine_config config;
-    struct cm_engine_lua bridge;
-    cm_engine_lua_config(L, 1, "null.bench", 10, &config, &bridge);
-    struct cm_null_target *target = cm_null_target_new(&null, config.depth);
-    if (!target) {
-        cm_engine_lua_finish(&bridge);
-        return luaL_error(L, "null.bench: out of memory");
-    }
-    struct cm_engine_result result;
-    int rc = cm_engine_run(&config, &cm_null_target_ops, target, &result);
-    cm_null_target_free(target);
-    if (rc < 0) {
-        cm_engine_lua_finish(&bridge);
-        return luaL_error(L, "null.bench: cannot start: %s", strerror(-rc));
-    }
-    cm_engine_lua_push_result(L, &result, &config);
-    cm_engine_result_free(&result);
-    lua_pushliteral(L, "null");
-    lua_setfield(L, -2, "op");
-    lua_pushinteger(L, (lua_Integer)null.block_size);
-    lua_setfield(L, -2, "block_size");
-    cm_engine_lua_finish(&bridge);
-    return 1;
+    const struct null_options *o = b->options;
+    if (o->delay_max > 0 && o->delay_max < o->delay)
+        luaL_error(b->L, "null.bench: delay_max must not be below delay");
 }
+
+static void null_open(struct cm_bench *b)
+{
+    const struct null_options *o = b->options;
+    struct cm_null_config config = {
+        .delay_ns = (uint64_t)(o->delay * 1e9),
+        .delay_max_ns = (uint64_t)(o->delay_max * 1e9),
+        .block_size = o->block_size,
+        .seed = (uint64_t)o->seed,
+    };
+    b->ops = &cm_null_target_ops;
+    b->target = cm_null_target_new(&config, b->config.depth);
+    if (!b->target)
+        luaL_error(b->L, "null.bench: out of memory");
+}
+
+static void null_result(struct cm_bench *b)
+{
+    cm_result_string(b->L, "op", "null");
+}
+
+static void null_close(struct cm_bench *b)
+{
+    cm_null_target_free(b->target);
+    b->target = NULL;
+}
+
+const struct cm_bench_def cm_null_bench = {
+    .what = "null.bench",
+    .name = "null",
+    .options = null_options,
+    .options_size = sizeof(struct null_options),
+    .default_seconds = 10,
+    .prepare = null_prepare,
+    .open = null_open,
+    .result = null_result,
+    .close = null_close,
+};
 
 int luaopen_cephmark_null(lua_State *L)
 {
-    static const luaL_Reg functions[] = {
-        {"bench", null_bench},
-        {NULL, NULL},
-    };
-    luaL_newlib(L, functions);
-    cm_lua_push_option_names(L, null_bench_options, true);
-    lua_setfield(L, -2, "bench_options");
+    /* null.bench{delay=, delay_max=, block_size=, seed=, threads=, seconds=, ops=, bytes=,
+     *   rate=, warmup=, on_second=} -> result table */
+    lua_newtable(L);
+    cm_bench_set_functions(L, &cm_null_bench);
     return 1;
 }

@@ -2,8 +2,10 @@
  * librados, and mon commands returning parsed JSON. Pool policy (create, delete, EC
  * profiles, placement checks) is written in Lua in stdlib/cephmark/rados/pools.lua and
  * installed on the cluster type when this module loads. */
-#include "engine_lua.h"
+#include "bench_lua.h"
+#include "exitcode.h"
 #include "interrupt.h"
+#include "json.h"
 #include "lstate.h"
 #include "rados_target.h"
 #include "rados_client.h"
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <lauxlib.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,15 +55,6 @@ struct pool_handle {
 
 static int record_ioctx(struct pool_handle *pool, const char *nspace, rados_ioctx_t *io);
 static void record_ioctx_done(struct pool_handle *pool, rados_ioctx_t io);
-
-/* Failures of the world come back as nil, "what: strerror", -errno. */
-static int push_rados_failure(lua_State *L, int rc, const char *what)
-{
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s", what, strerror(-rc));
-    lua_pushinteger(L, rc);
-    return 3;
-}
 
 static struct cluster_handle *check_cluster(lua_State *L, int arg)
 {
@@ -224,7 +218,7 @@ static int cluster_fsid(lua_State *L)
     char fsid[64];
     int rc = rados_cluster_fsid(handle->cluster, fsid, sizeof fsid);
     if (rc < 0)
-        return push_rados_failure(L, rc, "fsid");
+        return cm_lua_errno_failure(L, rc, "fsid");
     lua_pushstring(L, fsid);
     return 1;
 }
@@ -240,6 +234,32 @@ static int cluster_command_counts(lua_State *L)
     return 2;
 }
 
+/* The command at stack index 2 as JSON text, pushed: a table is encoded from a copy with
+ * format=json unless the caller chose one (the caller's table is left as it was); a string
+ * is taken as it is. */
+static const char *push_mon_command_text(lua_State *L)
+{
+    if (!lua_istable(L, 2))
+        return lua_pushstring(L, luaL_checkstring(L, 2));
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+    }
+    if (lua_getfield(L, -1, "format") == LUA_TNIL) {
+        lua_pushliteral(L, "json");
+        lua_setfield(L, -3, "format");
+    }
+    lua_pop(L, 1);
+    char err[512];
+    if (cm_json_encode(L, -1, 0, NULL, err, sizeof err) != 0)
+        luaL_error(L, "%s", err);
+    lua_remove(L, -2);
+    return lua_tostring(L, -1);
+}
+
 /* cluster:mon_command(command [, input]) -> result, status_text | nil, message, code
  * `command` is a table (encoded to JSON, format=json added) or a JSON string. A JSON
  * answer comes back parsed into Lua tables; any other answer as a string. */
@@ -248,33 +268,7 @@ static int cluster_mon_command(lua_State *L)
     struct cluster_handle *handle = check_cluster(L, 1);
     size_t input_len = 0;
     const char *input = luaL_optlstring(L, 3, "", &input_len);
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "cephmark.json");
-    lua_call(L, 1, 1);
-    int json = lua_gettop(L);
-    if (lua_istable(L, 2)) {
-        /* a copy with format=json unless the caller chose one: the caller's table is
-         * left as it was */
-        lua_getfield(L, json, "encode");
-        lua_newtable(L);
-        lua_pushnil(L);
-        while (lua_next(L, 2)) {
-            lua_pushvalue(L, -2);
-            lua_insert(L, -2);
-            lua_rawset(L, -4);
-        }
-        if (lua_getfield(L, -1, "format") == LUA_TNIL) {
-            lua_pushliteral(L, "json");
-            lua_setfield(L, -3, "format");
-        }
-        lua_pop(L, 1);
-        lua_call(L, 1, 1);
-    } else {
-        luaL_checkstring(L, 2);
-        lua_pushvalue(L, 2);
-    }
-    const char *command = lua_tostring(L, -1);
-    const char *commands[1] = {command};
+    const char *commands[1] = {push_mon_command_text(L)};
     char *out = NULL, *status = NULL;
     size_t out_len = 0, status_len = 0;
     handle->mon_commands++;
@@ -282,38 +276,22 @@ static int cluster_mon_command(lua_State *L)
                                &status, &status_len);
     if (rc < 0) {
         /* the monitor's status text says why (e.g. "pool 'x' does not exist") */
-        lua_pushnil(L);
-        luaL_Buffer b;
-        luaL_buffinit(L, &b);
         if (status_len > 0)
-            luaL_addlstring(&b, status, status_len);
+            lua_pushlstring(L, status, status_len);
         else
-            luaL_addstring(&b, strerror(-rc));
-        luaL_pushresult(&b);
-        lua_pushinteger(L, rc);
+            lua_pushstring(L, strerror(-rc));
         rados_buffer_free(out);
         rados_buffer_free(status);
-        return 3;
+        return cm_lua_failure(L, rc, lua_tostring(L, -1));
     }
-    lua_getfield(L, json, "decode");
-    lua_pushlstring(L, out ? out : "", out_len);
-    rados_buffer_free(out);
-    int text = lua_gettop(L);
-    lua_pushlstring(L, status ? status : "", status_len);
-    rados_buffer_free(status);
-    int status_index = lua_gettop(L);
-    if (out_len > 0) {
-        lua_pushvalue(L, text - 1);
-        lua_pushvalue(L, text);
-        lua_call(L, 1, 1);
-        if (lua_isnil(L, -1)) { /* not JSON: return the text itself */
-            lua_pop(L, 1);
-            lua_pushvalue(L, text);
-        }
-    } else {
+    char err[256];
+    if (out_len == 0)
         lua_pushnil(L);
-    }
-    lua_pushvalue(L, status_index);
+    else if (cm_json_decode(L, out, out_len, err, sizeof err) != 0)
+        lua_pushlstring(L, out, out_len); /* not JSON: the text itself */
+    lua_pushlstring(L, status ? status : "", status_len);
+    rados_buffer_free(out);
+    rados_buffer_free(status);
     return 2;
 }
 
@@ -356,7 +334,7 @@ static int cluster_osd_commands(lua_State *L)
     int rc = cm_rados_osd_commands(handle->cluster, osds, (size_t)n_osds, commands,
                                    (size_t)n_commands, cm_rados_bound(timeout), answers);
     if (rc < 0)
-        return push_rados_failure(L, rc, "osd commands");
+        return cm_lua_errno_failure(L, rc, "osd commands");
     lua_createtable(L, 0, (int)n_osds);
     for (lua_Integer i = 0; i < n_osds; i++) {
         struct cm_osd_answer *answer = &answers[i];
@@ -391,7 +369,7 @@ static int cluster_conf_get(lua_State *L)
     char value[4096];
     int rc = rados_conf_get(handle->cluster, name, value, sizeof value);
     if (rc < 0)
-        return push_rados_failure(L, rc, lua_pushfstring(L, "config option %s", name));
+        return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "config option %s", name));
     lua_pushstring(L, value);
     return 1;
 }
@@ -403,7 +381,7 @@ static int cluster_wait_for_latest_osdmap(lua_State *L)
     struct cluster_handle *handle = check_cluster(L, 1);
     int rc = rados_wait_for_latest_osdmap(handle->cluster);
     if (rc < 0)
-        return push_rados_failure(L, rc, "wait for the latest osdmap");
+        return cm_lua_errno_failure(L, rc, "wait for the latest osdmap");
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -486,7 +464,7 @@ static int pool_name(lua_State *L)
     char name[256];
     int rc = rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
     if (rc < 0)
-        return push_rados_failure(L, rc, "pool name");
+        return cm_lua_errno_failure(L, rc, "pool name");
     lua_pushstring(L, name);
     return 1;
 }
@@ -517,8 +495,8 @@ static int worker_io_continue(lua_State *L, int status, lua_KContext context)
     if (result < 0) {
         /* the call's arguments are still on the stack: name the object, as blocking calls do */
         static const char *const verbs[] = {"write", "read", "stat", "remove"};
-        return push_rados_failure(L, (int)result,
-                                  lua_pushfstring(L, "%s %s", verbs[context], lua_tostring(L, 2)));
+        return cm_lua_errno_failure(
+            L, (int)result, lua_pushfstring(L, "%s %s", verbs[context], lua_tostring(L, 2)));
     }
     switch ((enum worker_call)context) {
     case WORKER_READ:
@@ -544,7 +522,7 @@ static int worker_io_submit(lua_State *L, struct cm_op *op, struct pool_handle *
         return luaL_error(L, "out of memory for a %d-byte worker read", (int)length);
     int rc = rados_aio_create_completion2(op, worker_io_completed, &io->completion);
     if (rc < 0)
-        return push_rados_failure(L, rc, "create completion");
+        return cm_lua_errno_failure(L, rc, "create completion");
     op->kind = call == WORKER_READ     ? CM_OP_READ
                : call == WORKER_WRITE  ? CM_OP_WRITE
                : call == WORKER_REMOVE ? CM_OP_REMOVE
@@ -596,7 +574,7 @@ static int pool_write(lua_State *L)
         return worker_io_submit(L, op, pool, WORKER_WRITE, name, data, len, offset, 0);
     int rc = rados_write(pool->ioctx, name, data, len, offset);
     if (rc < 0)
-        return push_rados_failure(L, rc, lua_pushfstring(L, "write %s", name));
+        return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "write %s", name));
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -613,7 +591,7 @@ static int pool_write_full(lua_State *L)
         return worker_io_submit(L, op, pool, WORKER_WRITE, name, data, len, 0, 1);
     int rc = rados_write_full(pool->ioctx, name, data, len);
     if (rc < 0)
-        return push_rados_failure(L, rc, lua_pushfstring(L, "write %s", name));
+        return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "write %s", name));
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -630,7 +608,7 @@ static int pool_stat(lua_State *L)
         return worker_io_submit(L, op, pool, WORKER_STAT, name, NULL, 0, 0, 0);
     int rc = rados_stat(pool->ioctx, name, &size, &mtime);
     if (rc < 0)
-        return push_rados_failure(L, rc, lua_pushfstring(L, "stat %s", name));
+        return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "stat %s", name));
     lua_pushinteger(L, (lua_Integer)size);
     lua_pushinteger(L, (lua_Integer)mtime);
     return 2;
@@ -652,7 +630,7 @@ static int pool_read(lua_State *L)
         time_t mtime;
         int rc = rados_stat(pool->ioctx, name, &size, &mtime);
         if (rc < 0)
-            return push_rados_failure(L, rc, lua_pushfstring(L, "read %s", name));
+            return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "read %s", name));
         length = size > offset ? (lua_Integer)(size - offset) : 0;
     } else {
         length = luaL_checkinteger(L, 3);
@@ -666,7 +644,7 @@ static int pool_read(lua_State *L)
     char *space = luaL_buffinitsize(L, &b, (size_t)length);
     int rc = length > 0 ? rados_read(pool->ioctx, name, space, (size_t)length, offset) : 0;
     if (rc < 0)
-        return push_rados_failure(L, rc, lua_pushfstring(L, "read %s", name));
+        return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "read %s", name));
     luaL_pushresultsize(&b, (size_t)rc);
     return 1;
 }
@@ -681,7 +659,7 @@ static int pool_remove(lua_State *L)
         return worker_io_submit(L, op, pool, WORKER_REMOVE, name, NULL, 0, 0, 0);
     int rc = rados_remove(pool->ioctx, name);
     if (rc < 0)
-        return push_rados_failure(L, rc, lua_pushfstring(L, "remove %s", name));
+        return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "remove %s", name));
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -697,11 +675,11 @@ static int pool_objects(lua_State *L)
     rados_list_ctx_t list;
     int rc = record_ioctx(pool, luaL_optstring(L, 3, NULL), &io);
     if (rc < 0)
-        return push_rados_failure(L, rc, "list objects");
+        return cm_lua_errno_failure(L, rc, "list objects");
     rc = rados_nobjects_list_open(io, &list);
     if (rc < 0) {
         record_ioctx_done(pool, io);
-        return push_rados_failure(L, rc, "list objects");
+        return cm_lua_errno_failure(L, rc, "list objects");
     }
     lua_newtable(L);
     lua_Integer n = 0;
@@ -715,7 +693,7 @@ static int pool_objects(lua_State *L)
     rados_nobjects_list_close(list);
     record_ioctx_done(pool, io);
     if (rc != -ENOENT)
-        return push_rados_failure(L, rc, "list objects");
+        return cm_lua_errno_failure(L, rc, "list objects");
     return 1;
 }
 
@@ -745,13 +723,11 @@ static int push_bounded_failure(lua_State *L, struct pool_handle *pool, int rc, 
     if (rc == -EINTR)
         cm_interrupt_check(L);
     if (rc == -ETIMEDOUT) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: no answer from the OSDs within %d s", what,
-                        (int)(cm_rados_bound(pool->cluster->timeout) + 0.5));
-        lua_pushinteger(L, rc);
-        return 3;
+        return cm_lua_failure(L, rc,
+                              lua_pushfstring(L, "%s: no answer from the OSDs within %d s", what,
+                                              (int)(cm_rados_bound(pool->cluster->timeout) + 0.5)));
     }
-    return push_rados_failure(L, rc, what);
+    return cm_lua_errno_failure(L, rc, what);
 }
 
 /* The bounded write of a small record object (owner, marker), created exclusively or
@@ -1248,9 +1224,9 @@ static int claim_run(struct pool_handle *pool, const char *run_name, const char 
  * blocks more). A run that would not fit in memory is refused with the figure
  * (engine_lua.h). A seq run reads each block of the write run once, so slots beyond its
  * block count would stay idle with their buffers: they are not made. */
-static void bench_bound_slots(lua_State *L, int op, const struct cm_rados_run_meta *meta,
-                              struct cm_engine_config *config, struct cm_engine_lua *bridge)
+static void bench_bound_slots(struct cm_bench *b, int op, const struct cm_rados_run_meta *meta)
 {
+    struct cm_engine_config *config = &b->config;
     if (op == CM_RADOS_REMOVE)
         return;
     uint64_t per_slot = 0, block = meta->block_size;
@@ -1260,281 +1236,333 @@ static void bench_bound_slots(lua_State *L, int op, const struct cm_rados_run_me
     uint64_t shared = block <= UINT64_MAX / 4 ? blocks * block + (1 << 20) : UINT64_MAX;
     /* librados receives each read into a buffer of its own, then copies it into the slot's
      * (measured: seq of 2 x 64 MiB objects peaks at 4 x 64 MiB beside the payload) */
-    cm_engine_lua_check_memory(L, config, bridge, per_slot, per_slot, shared,
-                               per_slot ? "read buffers" : "payload memory",
-                               "lower -t or -b (threads, block_size)", "bench");
+    cm_bench_check_memory(b, per_slot, per_slot, shared,
+                          per_slot ? "read buffers" : "payload memory",
+                          "lower -t or -b (threads, block_size)");
     if (op == CM_RADOS_SEQ && meta->blocks > 0 && config->depth > meta->blocks)
         config->depth = (unsigned)meta->blocks;
 }
 
-/* pool:bench's own options, beside the engine's (also published as pool.bench_options);
- * __names: set below by a cleanup without metadata, if the table is used again */
-static const char *const pool_bench_options[] = {"__names", "block_size", "hints",    "object_size",
-                                                 "op",      "prefix",     "run_name", "temporary",
-                                                 "verify",  NULL};
+/* What pool:bench reads from its options table (pool_bench_options). */
+struct pool_lua_options {
+    int op;
+    const char *run_name, *prefix;
+    uint64_t block_size, object_size;
+    bool verify, hints, temporary;
+};
+
+static const char *const rados_ops[] = {"write", "seq", "rand", "cleanup", NULL};
+
+#define POOL_OPTION(field) offsetof(struct pool_lua_options, field)
+
+static const struct cm_option pool_bench_options[] = {
+    {"block_size", CM_OPTION_SIZE, POOL_OPTION(block_size), "4M", 0, 0, NULL, 0,
+     "write: bytes per op (rados bench -b); reads use the write run's"},
+    {"hints", CM_OPTION_BOOL, POOL_OPTION(hints), "true", 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "write: allocation hints with each object, as rados bench sends"},
+    {"object_size", CM_OPTION_SIZE, POOL_OPTION(object_size), NULL, 0, 0, NULL, 0,
+     "write: object size, a multiple of block_size (rados bench -O); default block_size"},
+    {"op", CM_OPTION_CHOICE, POOL_OPTION(op), "write", 0, 0, rados_ops, 0,
+     "write, seq or rand reads of a write run, or cleanup (rados bench's modes)"},
+    {"prefix", CM_OPTION_STRING, POOL_OPTION(prefix), NULL, 0, 0, NULL, 0,
+     "object name prefix; default benchmark_data_<host>_<pid>; cleanup: objects under it"},
+    {"run_name", CM_OPTION_STRING, POOL_OPTION(run_name), "cephmark_bench_last_metadata", 0, 0,
+     NULL, 0, "the run's metadata object (rados bench --run-name)"},
+    {"temporary", CM_OPTION_BOOL, POOL_OPTION(temporary), "false", 0, 0, NULL, 0,
+     "write: a run the scenario removes itself (listed as a leftover if it does not)"},
+    {"verify", CM_OPTION_BOOL, POOL_OPTION(verify), "true", 0, 0, NULL, 0,
+     "seq, rand: check every block read against what the write run wrote"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL},
+};
+
+struct pool_bench_state {
+    struct cm_rados_target target;
+    struct cm_rados_run_meta meta;
+    char marker[300];
+    char **names; /* cleanup without metadata, or of a write that never finished */
+    size_t n_names;
+    bool have_meta;   /* cleanup: the run's metadata object exists */
+    bool target_open; /* cm_rados_target_init succeeded, fini not yet called */
+    bool claimed;     /* write: the run name is this run's */
+    bool full_try;
+    int meta_rc;
+    const char *meta_what;
+};
 
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
  *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, hints=,
  *   temporary=, on_second=}
  *   -> result table (raises on misuse and when the run cannot start) */
-static int pool_bench(lua_State *L)
+static void *pool_object(lua_State *L, int arg)
 {
-    struct pool_handle *pool = check_pool(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    cm_lua_check_options(L, 2, "bench", pool_bench_options, true);
-    static const char *const op_names[] = {"write", "seq", "rand", "cleanup", NULL};
-    const char *op_name = cm_lua_opt_string(L, 2, "op", "write", "bench");
-    int op = -1;
-    for (int i = 0; op_names[i]; i++)
-        if (strcmp(op_name, op_names[i]) == 0)
-            op = i;
-    if (op < 0)
-        return luaL_error(L, "bench: unknown op '%s' (expected write, seq, rand or cleanup)",
-                          op_name);
-    const char *run_name =
-        cm_lua_opt_string(L, 2, "run_name", "cephmark_bench_last_metadata", "bench");
-    const char *prefix = cm_lua_opt_string(L, 2, "prefix", NULL, "bench");
-    int verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
-    int hints = cm_lua_opt_bool(L, 2, "hints", 1, "bench");
-    int temporary = cm_lua_opt_bool(L, 2, "temporary", 0, "bench");
-    if (!*run_name)
-        return luaL_error(L, "bench: run_name must not be empty");
-    if (prefix && !*prefix) {
-        cm_push_user_error(L, 2,
-                           "bench: an empty prefix names every object in the pool: refused (give "
-                           "the run's own prefix, e.g. benchmark_data_HOST_PID)");
-        return lua_error(L);
-    }
-    double timeout = pool->cluster->timeout;
-    struct cm_rados_run_meta meta = {0};
-    char error[512], marker[300];
-    marker_name(run_name, marker, sizeof marker);
-    char **names = NULL;
-    size_t n_names = 0;
-    bool have_meta = false; /* cleanup: the run's metadata object exists */
+    return check_pool(L, arg);
+}
 
-    if (op == CM_RADOS_WRITE) {
-        meta.block_size = cm_lua_opt_size(L, 2, "block_size", 4 << 20, "bench");
-        meta.object_size = cm_lua_opt_size(L, 2, "object_size", meta.block_size, "bench");
-        if (meta.block_size == 0)
-            return luaL_error(L, "bench: block_size must be at least 1 byte");
-        if (meta.block_size > meta.object_size)
-            return luaL_error(L, "bench: block_size (%I) is larger than object_size (%I)",
-                              (lua_Integer)meta.block_size, (lua_Integer)meta.object_size);
-        if (meta.object_size % meta.block_size != 0)
-            return luaL_error(L, "bench: object_size (%I) must be a multiple of block_size (%I)",
-                              (lua_Integer)meta.object_size, (lua_Integer)meta.block_size);
-        uint64_t max_object = cluster_max_object_size(L, 1);
-        if (max_object && meta.object_size > max_object) {
-            char limit[32];
-            cm_format_size(max_object, limit, sizeof limit);
-            return luaL_error(
-                L, "bench: object_size %I is above the cluster's osd_max_object_size (%s)",
-                (lua_Integer)meta.object_size, limit);
-        }
-        if (prefix)
-            snprintf(meta.prefix, sizeof meta.prefix, "%s", prefix);
-        else
-            default_prefix(meta.prefix, sizeof meta.prefix);
-        meta.run_id = cm_rados_new_run_id();
-        meta.owner.run_id = meta.run_id;
-        cm_owner_self(&meta.owner);
-        meta.version = 2;
-    } else {
-        int rc = cm_rados_meta_read(pool->ioctx, run_name, &meta, error, sizeof error, timeout);
-        if (rc == -EINTR)
-            cm_interrupt_check(L);
-        if (rc == -ENOENT && op == CM_RADOS_REMOVE && prefix) {
-            /* no metadata: the benchmark objects under the prefix the operator named */
-            rc = collect_names(L, pool->ioctx, prefix, &names, &n_names);
-            if (rc < 0)
-                return luaL_error(L, "bench: cannot list objects: %s", strerror(-rc));
-            lua_setfield(L, 2, "__names"); /* keep the names alive during the run */
-            snprintf(meta.prefix, sizeof meta.prefix, "%s", prefix);
-        } else if (rc < 0) {
-            cm_push_user_error(L, 2, error);
-            return lua_error(L);
-        } else {
-            have_meta = true;
-        }
-        if (have_meta && !meta.complete) {
-            char holder[256], name[256] = "?";
-            rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
-            cm_owner_describe(&meta.owner, holder, sizeof holder);
-            bool alive = !owner_is_self(&meta.owner) &&
-                         holder_state(pool, &meta.owner, marker) == CM_OWNER_ALIVE;
-            if (op != CM_RADOS_REMOVE || alive) {
-                char text[1024];
-                if (alive)
-                    snprintf(text, sizeof text,
-                             "bench: run '%s' in pool '%s' is being written by a live cephmark "
-                             "run (%s): refused; that run removes or keeps its own objects",
-                             run_name, name, holder);
-                else
-                    snprintf(text, sizeof text,
-                             "bench: run '%s' in pool '%s' is incomplete: its write (%s) ended "
-                             "before finishing; remove it with `cephmark rados-cleanup -p %s "
-                             "--run-name %s`",
-                             run_name, name, holder, name, run_name);
-                cm_push_user_error(L, 2, text);
-                return lua_error(L);
-            }
-            /* a write that never finished: its objects are found by its recorded prefix */
-            rc = collect_names(L, pool->ioctx, meta.prefix, &names, &n_names);
-            if (rc < 0)
-                return luaL_error(L, "bench: cannot list objects: %s", strerror(-rc));
-            lua_setfield(L, 2, "__names");
-        }
+/* A write's metadata, once its options are checked. */
+static void pool_bench_new_run(struct cm_bench *b)
+{
+    const struct pool_lua_options *o = b->options;
+    struct cm_rados_run_meta *meta = &((struct pool_bench_state *)b->state)->meta;
+    lua_State *L = b->L;
+    meta->block_size = o->block_size;
+    meta->object_size = cm_bench_given(b, "object_size") ? o->object_size : o->block_size;
+    if (meta->block_size == 0)
+        luaL_error(L, "bench: block_size must be at least 1 byte");
+    if (meta->block_size > meta->object_size)
+        luaL_error(L, "bench: block_size (%I) is larger than object_size (%I)",
+                   (lua_Integer)meta->block_size, (lua_Integer)meta->object_size);
+    if (meta->object_size % meta->block_size != 0)
+        luaL_error(L, "bench: object_size (%I) must be a multiple of block_size (%I)",
+                   (lua_Integer)meta->object_size, (lua_Integer)meta->block_size);
+    uint64_t max_object = cluster_max_object_size(L, b->self);
+    if (max_object && meta->object_size > max_object) {
+        char limit[32];
+        cm_format_size(max_object, limit, sizeof limit);
+        luaL_error(L, "bench: object_size %I is above the cluster's osd_max_object_size (%s)",
+                   (lua_Integer)meta->object_size, limit);
     }
+    if (o->prefix)
+        snprintf(meta->prefix, sizeof meta->prefix, "%s", o->prefix);
+    else
+        default_prefix(meta->prefix, sizeof meta->prefix);
+    meta->run_id = cm_rados_new_run_id();
+    meta->owner.run_id = meta->run_id;
+    cm_owner_self(&meta->owner);
+    meta->version = 2;
+}
 
-    struct cm_engine_config config;
-    struct cm_engine_lua bridge;
-    double default_seconds = op == CM_RADOS_WRITE || op == CM_RADOS_RAND ? 10 : 0;
-    if (op == CM_RADOS_REMOVE && lua_getfield(L, 2, "threads") == LUA_TNIL) {
-        /* cleanup: many removes in flight (docs/performance.md, finding 4) */
-        lua_pushinteger(L, 256);
-        lua_setfield(L, 2, "threads");
+/* The objects of a run without usable metadata, listed by prefix. */
+static void pool_bench_collect(struct cm_bench *b, struct pool_handle *pool, const char *prefix)
+{
+    struct pool_bench_state *state = b->state;
+    int rc = collect_names(b->L, pool->ioctx, prefix, &state->names, &state->n_names);
+    if (rc < 0)
+        luaL_error(b->L, "bench: cannot list objects: %s", strerror(-rc));
+    cm_bench_keep(b); /* the names stay alive during the run */
+}
+
+/* A read's or cleanup's run: its metadata, or (cleanup) the objects under the prefix. */
+static void pool_bench_existing_run(struct cm_bench *b, struct pool_handle *pool)
+{
+    const struct pool_lua_options *o = b->options;
+    struct pool_bench_state *state = b->state;
+    struct cm_rados_run_meta *meta = &state->meta;
+    lua_State *L = b->L;
+    char error[512];
+    int rc = cm_rados_meta_read(pool->ioctx, o->run_name, meta, error, sizeof error,
+                                pool->cluster->timeout);
+    if (rc == -EINTR)
+        cm_interrupt_check(L);
+    if (rc == -ENOENT && o->op == CM_RADOS_REMOVE && o->prefix) {
+        /* no metadata: the benchmark objects under the prefix the operator named */
+        pool_bench_collect(b, pool, o->prefix);
+        snprintf(meta->prefix, sizeof meta->prefix, "%s", o->prefix);
+        return;
     }
-    if (op == CM_RADOS_REMOVE)
-        lua_pop(L, 1);
-    if (op == CM_RADOS_REMOVE && lua_getfield(L, 2, "ignore_interrupt") == LUA_TNIL) {
+    if (rc < 0)
+        cm_error_user(L, CM_EXIT_USAGE, "%s", error);
+    state->have_meta = true;
+    if (meta->complete)
+        return;
+    char holder[256], name[256] = "?";
+    rados_ioctx_get_pool_name(pool->ioctx, name, sizeof name);
+    cm_owner_describe(&meta->owner, holder, sizeof holder);
+    bool alive = !owner_is_self(&meta->owner) &&
+                 holder_state(pool, &meta->owner, state->marker) == CM_OWNER_ALIVE;
+    if (alive)
+        cm_error_user(L, CM_EXIT_USAGE,
+                      "bench: run '%s' in pool '%s' is being written by a live cephmark run "
+                      "(%s): refused; that run removes or keeps its own objects",
+                      o->run_name, name, holder);
+    if (o->op != CM_RADOS_REMOVE)
+        cm_error_user(L, CM_EXIT_USAGE,
+                      "bench: run '%s' in pool '%s' is incomplete: its write (%s) ended before "
+                      "finishing; remove it with `cephmark rados-cleanup -p %s --run-name %s`",
+                      o->run_name, name, holder, name, o->run_name);
+    /* a write that never finished: its objects are found by its recorded prefix */
+    pool_bench_collect(b, pool, meta->prefix);
+}
+
+static void pool_bench_prepare(struct cm_bench *b)
+{
+    const struct pool_lua_options *o = b->options;
+    struct pool_bench_state *state = b->state;
+    struct pool_handle *pool = b->object;
+    lua_State *L = b->L;
+    if (!*o->run_name)
+        luaL_error(L, "bench: run_name must not be empty");
+    if (o->prefix && !*o->prefix)
+        cm_error_user(L, CM_EXIT_USAGE,
+                      "bench: an empty prefix names every object in the pool: refused (give "
+                      "the run's own prefix, e.g. benchmark_data_HOST_PID)");
+    marker_name(o->run_name, state->marker, sizeof state->marker);
+    if (o->op == CM_RADOS_WRITE)
+        pool_bench_new_run(b);
+    else
+        pool_bench_existing_run(b, pool);
+    b->defaults.seconds = o->op == CM_RADOS_WRITE || o->op == CM_RADOS_RAND ? 10 : 0;
+    if (o->op == CM_RADOS_REMOVE) {
+        b->defaults.threads = 256; /* many removes in flight (docs/performance.md, finding 4) */
         /* cleanup finishes even after SIGINT, so an interrupted run leaves no garbage */
-        lua_pushboolean(L, 1);
-        lua_setfield(L, 2, "ignore_interrupt");
+        b->defaults.ignore_interrupt = true;
     }
-    if (op == CM_RADOS_REMOVE)
-        lua_pop(L, 1);
-    cm_engine_lua_config(L, 2, "bench", default_seconds, &config, &bridge);
-    bench_bound_slots(L, op, &meta, &config, &bridge);
+}
 
-    struct cm_rados_target *bench = lua_newuserdatauv(L, sizeof *bench, 0);
-    int rc = cm_rados_target_init(bench, pool->ioctx, (enum cm_rados_target_op)op, &meta, verify,
-                                  error, sizeof error);
-    if (rc < 0) {
-        cm_engine_lua_finish(&bridge);
-        cm_push_user_error(L, 2, error);
-        return lua_error(L);
+/* Removes the run's marker (and stops watching it); with `meta` also the metadata. */
+static int pool_bench_unclaim(struct pool_handle *pool, const char *run_name, const char *marker,
+                              bool meta)
+{
+    rados_ioctx_t io;
+    int rc = 0;
+    stop_watch(pool, RUN_MARKER_NAMESPACE, marker);
+    if (meta)
+        rc = cm_rados_remove_bounded(pool->ioctx, run_name, pool->cluster->timeout);
+    if (record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
+        cm_rados_remove_bounded(io, marker, pool->cluster->timeout);
+        record_ioctx_done(pool, io);
     }
-    bench->names = names;
-    bench->n_names = n_names;
-    bench->alloc_hints = hints;
+    return rc;
+}
 
-    if (op == CM_RADOS_WRITE) {
+static void pool_bench_open(struct cm_bench *b)
+{
+    const struct pool_lua_options *o = b->options;
+    struct pool_bench_state *state = b->state;
+    struct pool_handle *pool = b->object;
+    lua_State *L = b->L;
+    bench_bound_slots(b, o->op, &state->meta);
+    char error[512];
+    if (cm_rados_target_init(&state->target, pool->ioctx, (enum cm_rados_target_op)o->op,
+                             &state->meta, o->verify, error, sizeof error) < 0)
+        cm_error_user(L, CM_EXIT_USAGE, "%s", error);
+    state->target_open = true;
+    state->target.names = state->names;
+    state->target.n_names = state->n_names;
+    state->target.alloc_hints = o->hints;
+    if (o->op == CM_RADOS_WRITE) {
         /* the run name is this run's from here on: exclusively, before the first write */
         const char *what;
-        rc = claim_run(pool, run_name, marker, &meta, temporary, &what);
-        if (rc < 0) {
-            cm_rados_target_fini(bench);
-            cm_engine_lua_finish(&bridge);
-            if (rc == -EEXIST)
-                return raise_name_taken(L, pool, run_name, marker);
-            return raise_bounded(L, 1, rc, lua_pushfstring(L, "%s '%s'", what, run_name));
-        }
+        int rc = claim_run(pool, o->run_name, state->marker, &state->meta, o->temporary, &what);
+        if (rc == -EEXIST)
+            raise_name_taken(L, pool, o->run_name, state->marker);
+        if (rc < 0)
+            raise_bounded(L, b->self, rc, lua_pushfstring(L, "%s '%s'", what, o->run_name));
+        state->claimed = true;
     }
-
-    struct cm_engine_result result;
     /* removing benchmark data is how a full cluster is freed: removes go through even when
      * the pool or the cluster is flagged full, as `rados cleanup` does */
-    if (op == CM_RADOS_REMOVE)
+    if (o->op == CM_RADOS_REMOVE) {
         rados_set_pool_full_try(pool->ioctx);
-    rc = cm_engine_run(&config, &cm_rados_target_ops, bench, &result);
-    if (op == CM_RADOS_REMOVE)
+        state->full_try = true;
+    }
+    b->ops = &cm_rados_target_ops;
+    b->target = &state->target;
+}
+
+/* The target and the pool's full-try flag, right after the run or after an error. */
+static void pool_bench_release(struct pool_bench_state *state, struct pool_handle *pool)
+{
+    if (state->full_try) {
         rados_unset_pool_full_try(pool->ioctx);
-    cm_rados_target_fini(bench);
+        state->full_try = false;
+    }
+    if (state->target_open) {
+        cm_rados_target_fini(&state->target);
+        state->target_open = false;
+    }
+}
+
+/* After the run: the write's metadata completed (a kept run is the operator's from now on:
+ * no marker for --leftovers), or a clean cleanup's records removed. */
+static void pool_bench_after_run(struct cm_bench *b, int rc)
+{
+    const struct pool_lua_options *o = b->options;
+    struct pool_bench_state *state = b->state;
+    struct pool_handle *pool = b->object;
+    struct cm_rados_run_meta *meta = &state->meta;
+    pool_bench_release(state, pool);
     if (rc < 0) {
-        if (op == CM_RADOS_WRITE) { /* nothing was written: the claim goes again */
-            rados_ioctx_t io;
-            stop_watch(pool, RUN_MARKER_NAMESPACE, marker);
-            cm_rados_remove_bounded(pool->ioctx, run_name, timeout);
-            if (record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
-                cm_rados_remove_bounded(io, marker, timeout);
-                record_ioctx_done(pool, io);
-            }
-        }
-        cm_engine_lua_finish(&bridge);
-        return luaL_error(L, "bench: cannot start: %s", strerror(-rc));
+        if (state->claimed) /* nothing was written: the claim goes again */
+            pool_bench_unclaim(pool, o->run_name, state->marker, true);
+        state->claimed = false;
+        return;
     }
-    int meta_rc = 0;
-    const char *meta_what = NULL;
-    if (op == CM_RADOS_WRITE) {
-        meta.blocks = result.started;
-        uint64_t per_object = meta.object_size / meta.block_size;
-        meta.objects = (meta.blocks + per_object - 1) / per_object;
-        meta_rc = cm_rados_meta_complete(pool->ioctx, run_name, &meta, timeout);
-        meta_what = "complete the run metadata";
-        if (meta_rc == 0 && !temporary) {
-            /* a kept run is the operator's from now on: no marker for --leftovers */
-            rados_ioctx_t io;
-            stop_watch(pool, RUN_MARKER_NAMESPACE, marker);
-            if (record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
-                cm_rados_remove_bounded(io, marker, timeout);
-                record_ioctx_done(pool, io);
-            }
-        }
-    } else if (op == CM_RADOS_REMOVE && result.errors == 0 && !result.interrupted) {
-        if (have_meta) {
-            meta_rc = cm_rados_remove_bounded(pool->ioctx, run_name, timeout);
-            meta_what = "remove the run metadata";
-        }
-        rados_ioctx_t io;
-        stop_watch(pool, RUN_MARKER_NAMESPACE, marker);
-        if (have_meta && record_ioctx(pool, RUN_MARKER_NAMESPACE, &io) == 0) {
-            cm_rados_remove_bounded(io, marker, timeout);
-            record_ioctx_done(pool, io);
+    const struct cm_engine_result *result = &b->result;
+    if (o->op == CM_RADOS_WRITE) {
+        meta->blocks = result->started;
+        uint64_t per_object = meta->object_size / meta->block_size;
+        meta->objects = (meta->blocks + per_object - 1) / per_object;
+        state->meta_rc =
+            cm_rados_meta_complete(pool->ioctx, o->run_name, meta, pool->cluster->timeout);
+        state->meta_what = "complete the run metadata";
+        if (state->meta_rc == 0 && !o->temporary)
+            pool_bench_unclaim(pool, o->run_name, state->marker, false);
+    } else if (o->op == CM_RADOS_REMOVE && result->errors == 0 && !result->interrupted) {
+        if (state->have_meta) {
+            state->meta_rc = pool_bench_unclaim(pool, o->run_name, state->marker, true);
+            state->meta_what = "remove the run metadata";
+        } else {
+            stop_watch(pool, RUN_MARKER_NAMESPACE, state->marker);
         }
     }
-    if (meta_rc == -ENOENT)
-        meta_rc = 0;
-    cm_engine_lua_push_result(L, &result, &config);
-    cm_engine_result_free(&result);
-    lua_pushstring(L, op_name);
-    lua_setfield(L, -2, "op");
-    lua_pushstring(L, run_name);
-    lua_setfield(L, -2, "run_name");
-    lua_pushstring(L, meta.prefix);
-    lua_setfield(L, -2, "prefix");
-    lua_pushinteger(L, (lua_Integer)meta.block_size);
-    lua_setfield(L, -2, "block_size");
-    lua_pushinteger(L, (lua_Integer)meta.object_size);
-    lua_setfield(L, -2, "object_size");
-    lua_pushinteger(L, (lua_Integer)(names ? n_names : meta.objects));
-    lua_setfield(L, -2, "objects");
-    if (op == CM_RADOS_WRITE) {
-        lua_pushboolean(L, hints);
-        lua_setfield(L, -2, "hints");
-    }
-    if (meta_rc < 0) {
+    state->claimed = false;
+    if (state->meta_rc == -ENOENT)
+        state->meta_rc = 0;
+}
+
+static void pool_bench_result(struct cm_bench *b)
+{
+    const struct pool_lua_options *o = b->options;
+    struct pool_bench_state *state = b->state;
+    const struct cm_rados_run_meta *meta = &state->meta;
+    lua_State *L = b->L;
+    cm_result_string(L, "prefix", meta->prefix);
+    cm_result_integer(L, "block_size", meta->block_size);
+    cm_result_integer(L, "object_size", meta->object_size);
+    cm_result_integer(L, "objects", state->names ? state->n_names : meta->objects);
+    if (o->op == CM_RADOS_WRITE)
+        cm_result_bool(L, "hints", o->hints);
+    if (state->meta_rc < 0) {
         int result_index = lua_gettop(L);
-        if (meta_rc == -EINTR)
-            meta_rc = -ETIMEDOUT; /* the result still goes back: say it got no answer */
-        push_bounded_message(L, 1, meta_rc, lua_pushfstring(L, "%s '%s'", meta_what, run_name));
+        int rc = state->meta_rc == -EINTR ? -ETIMEDOUT : state->meta_rc;
+        /* the result still goes back: an interrupted answer is one that did not come */
+        push_bounded_message(L, b->self, rc,
+                             lua_pushfstring(L, "%s '%s'", state->meta_what, o->run_name));
         lua_setfield(L, result_index, "metadata_error");
         lua_settop(L, result_index);
     }
-    lua_createtable(L, (int)bench->n_verify_errors, 0);
-    for (unsigned i = 0; i < bench->n_verify_errors; i++) {
-        lua_pushstring(L, bench->verify_errors[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_setfield(L, -2, "verify_errors");
-    cm_engine_lua_finish(&bridge);
-    return 1;
+    cm_result_strings(L, "verify_errors", state->target.verify_errors[0],
+                      sizeof state->target.verify_errors[0], state->target.n_verify_errors);
 }
 
-static void build_metatable(lua_State *L, const char *name, const luaL_Reg *methods,
-                            lua_CFunction close, lua_CFunction tostring)
+/* Releases the target; a write whose run never started gives its claim back. */
+static void pool_bench_close(struct cm_bench *b)
 {
-    luaL_newmetatable(L, name);
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, close);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, tostring);
-    lua_setfield(L, -2, "__tostring");
+    struct pool_bench_state *state = b->state;
+    struct pool_handle *pool = b->object;
+    pool_bench_release(state, pool);
+    if (state->claimed) {
+        const struct pool_lua_options *o = b->options;
+        pool_bench_unclaim(pool, o->run_name, state->marker, true);
+        state->claimed = false;
+    }
 }
+
+/* The bench's description: the pool:bench options above, run through cm_lua_bench. */
+const struct cm_bench_def cm_rados_bench = {
+    .what = "bench",
+    .name = "rados",
+    .options = pool_bench_options,
+    .check_object = pool_object,
+    .options_size = sizeof(struct pool_lua_options),
+    .state_size = sizeof(struct pool_bench_state),
+    .default_seconds = 10,
+    .prepare = pool_bench_prepare,
+    .open = pool_bench_open,
+    .after_run = pool_bench_after_run,
+    .result = pool_bench_result,
+    .close = pool_bench_close,
+};
 
 int luaopen_cephmark_rados(lua_State *L)
 {
@@ -1551,7 +1579,6 @@ int luaopen_cephmark_rados(lua_State *L)
         {NULL, NULL},
     };
     static const luaL_Reg pool_methods[] = {
-        {"bench", pool_bench},
         {"close", pool_close},
         {"create_exclusive", pool_create_exclusive},
         {"delete", pool_delete_record},
@@ -1576,13 +1603,12 @@ int luaopen_cephmark_rados(lua_State *L)
         {"owner_state", rados_lua_owner_state},
         {NULL, NULL},
     };
-    build_metatable(L, CLUSTER_TYPE, cluster_methods, cluster_close, cluster_tostring);
+    cm_lua_new_type(L, CLUSTER_TYPE, cluster_methods, cluster_close, cluster_tostring);
     lua_getfield(L, -1, "__index");
     int cluster_index = lua_gettop(L);
-    build_metatable(L, POOL_TYPE, pool_methods, pool_close, pool_tostring);
+    cm_lua_new_type(L, POOL_TYPE, pool_methods, pool_close, pool_tostring);
     lua_getfield(L, -1, "__index");
-    cm_lua_push_option_names(L, pool_bench_options, true);
-    lua_setfield(L, -2, "bench_options");
+    cm_bench_set_functions(L, &cm_rados_bench);
     lua_pop(L, 2);
 
     luaL_newlibtable(L, functions);

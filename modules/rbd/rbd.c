@@ -1,7 +1,7 @@
 /* The `cephmark.rbd` Lua module: RBD images on a cephmark.rados pool handle (create,
  * remove, list, open), image I/O (blocking, or submitted asynchronously inside scripted
  * workers), and image:bench, the rbd target of the op engine (rbd_target.c). */
-#include "engine_lua.h"
+#include "bench_lua.h"
 #include "lstate.h"
 #include "rados_lua.h"
 #include "rbd_target.h"
@@ -31,23 +31,12 @@ static struct image_handle *check_image(lua_State *L, int arg)
     return handle;
 }
 
-/* Failures of the world come back as nil, message, -errno. */
-static int push_failure(lua_State *L, int rc, const char *message)
-{
-    lua_pushnil(L);
-    lua_pushstring(L, message);
-    lua_pushinteger(L, rc);
-    return 3;
-}
-
 static int push_io_failure(lua_State *L, struct image_handle *handle, int rc, const char *verb,
                            uint64_t offset)
 {
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s image '%s' at offset %I: %s", verb, handle->image.name,
-                    (lua_Integer)offset, strerror(-rc));
-    lua_pushinteger(L, rc);
-    return 3;
+    return cm_lua_failure(L, rc,
+                          lua_pushfstring(L, "%s image '%s' at offset %I: %s", verb,
+                                          handle->image.name, (lua_Integer)offset, strerror(-rc)));
 }
 
 /* A size argument: a non-negative integer or a string like "1G". */
@@ -168,7 +157,7 @@ static int rbd_lua_create(lua_State *L)
     char error[1024];
     int rc = cm_rbd_create(io, name, &options, error, sizeof error);
     if (rc < 0)
-        return push_failure(L, rc, error);
+        return cm_lua_failure(L, rc, error);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -181,7 +170,7 @@ static int rbd_lua_remove(lua_State *L)
     char error[512];
     int rc = cm_rbd_remove(io, name, error, sizeof error);
     if (rc < 0)
-        return push_failure(L, rc, error);
+        return cm_lua_failure(L, rc, error);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -249,7 +238,7 @@ static int rbd_lua_open(lua_State *L)
     char error[1024];
     int rc = cm_rbd_open(&handle->image, io, name, cache, read_only, error, sizeof error);
     if (rc < 0)
-        return push_failure(L, rc, error);
+        return cm_lua_failure(L, rc, error);
     handle->pool_token = cm_rados_pool_retain(L, 1);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
@@ -294,7 +283,7 @@ static int image_info(lua_State *L)
     if (rc == 0)
         rc = rbd_get_block_name_prefix(image, prefix, sizeof prefix);
     if (rc < 0)
-        return push_failure(
+        return cm_lua_failure(
             L, rc, lua_pushfstring(L, "info of image '%s': %s", handle->image.name, strerror(-rc)));
     lua_createtable(L, 0, 12);
     lua_pushstring(L, handle->image.name);
@@ -351,9 +340,10 @@ static int image_resize(lua_State *L)
     uint64_t size = check_size_arg(L, 2, "image:resize");
     int rc = rbd_resize(handle->image.image, size);
     if (rc < 0)
-        return push_failure(L, rc,
-                            lua_pushfstring(L, "resize image '%s' to %I bytes: %s",
-                                            handle->image.name, (lua_Integer)size, strerror(-rc)));
+        return cm_lua_failure(L, rc,
+                              lua_pushfstring(L, "resize image '%s' to %I bytes: %s",
+                                              handle->image.name, (lua_Integer)size,
+                                              strerror(-rc)));
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -464,115 +454,140 @@ static int image_flush(lua_State *L)
     struct image_handle *handle = check_image(L, 1);
     int rc = rbd_flush(handle->image.image);
     if (rc < 0)
-        return push_failure(
+        return cm_lua_failure(
             L, rc, lua_pushfstring(L, "flush image '%s': %s", handle->image.name, strerror(-rc)));
     lua_pushboolean(L, 1);
     return 1;
 }
 
 /* image:bench's own options, beside the engine's (also published as image.bench_options) */
-static const char *const image_bench_options[] = {"io_size",     "io_type", "pattern",
-                                                  "rw_mix_read", "verify",  NULL};
+/* What image:bench reads from its options table (image_options). */
+struct image_lua_options {
+    int io_type, pattern;
+    uint64_t io_size;
+    int64_t rw_mix_read;
+    bool verify;
+};
+
+static const char *const io_types[] = {"read", "write", "readwrite", NULL};
+static const char *const patterns[] = {"seq", "rand", NULL};
+
+#define IMAGE_OPTION(field) offsetof(struct image_lua_options, field)
+
+static const struct cm_option image_options[] = {
+    {"io_size", CM_OPTION_SIZE, IMAGE_OPTION(io_size), "4096", 0, 0, NULL, 0,
+     "bytes per op, a positive multiple of 512 (rbd bench --io-size)"},
+    {"io_type", CM_OPTION_CHOICE, IMAGE_OPTION(io_type), "write", 0, 0, io_types, 0,
+     "reads, writes or a mix of both (rbd bench --io-type)"},
+    {"pattern", CM_OPTION_CHOICE, IMAGE_OPTION(pattern), "seq", 0, 0, patterns, 0,
+     "sequential or random offsets (rbd bench --io-pattern)"},
+    {"rw_mix_read", CM_OPTION_INTEGER, IMAGE_OPTION(rw_mix_read), "50", 0, 100, NULL, 0,
+     "readwrite: percent of reads (rbd bench --rw-mix-read)"},
+    {"verify", CM_OPTION_BOOL, IMAGE_OPTION(verify), "true", 0, 0, NULL, 0,
+     "check every read against what was written"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL},
+};
+
+struct image_state {
+    struct cm_rbd_target target;
+    struct cm_rbd_target_options options;
+    bool open;
+};
 
 /* image:bench{io_type=, io_size=, threads=, pattern=, rw_mix_read=, seconds=, ops=, bytes=,
  *   rate=, warmup=, verify=, on_second=} -> result table (raises on misuse) */
-static int image_bench(lua_State *L)
+static void *image_object(lua_State *L, int arg)
 {
-    static const char *const io_types[] = {"read", "write", "readwrite", NULL};
-    static const char *const patterns[] = {"seq", "rand", NULL};
-    struct image_handle *handle = check_image(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    cm_lua_check_options(L, 2, "bench", image_bench_options, true);
-    if (handle->image.bench_run_id)
-        return luaL_error(L, "image:bench: a bench is already running on image '%s'",
-                          handle->image.name);
-    struct cm_rbd_target_options options = {0};
-    options.io_type = (enum cm_rbd_io_type)cm_lua_opt_choice(L, 2, "io_type", io_types, 1,
-                                                             "read, write or readwrite", "bench");
-    options.pattern = (enum cm_rbd_pattern)cm_lua_opt_choice(L, 2, "pattern", patterns, 0,
-                                                             "seq or rand", "bench");
-    options.io_size = cm_lua_opt_size(L, 2, "io_size", 4096, "bench");
-    if (options.io_size == 0 || options.io_size % 512 != 0)
-        return luaL_error(L, "bench: io_size must be a positive multiple of 512 bytes, got %I",
-                          (lua_Integer)options.io_size);
-    lua_Integer mix = cm_lua_opt_integer(L, 2, "rw_mix_read", 50, 0, 100, "bench");
-    options.rw_mix_read = options.io_type == CM_RBD_IO_READ    ? 100
-                          : options.io_type == CM_RBD_IO_WRITE ? 0
-                                                               : (unsigned)mix;
-    options.verify = cm_lua_opt_bool(L, 2, "verify", 1, "bench");
-
-    struct cm_engine_config config;
-    struct cm_engine_lua bridge;
-    cm_engine_lua_config(L, 2, "bench", 10, &config, &bridge);
-    /* a buffer per slot, and librbd's copy of each op in flight; the payload and its stage */
-    uint64_t rbd_slot = (options.io_size + 4095) / 4096 * 4096;
-    cm_engine_lua_check_memory(L, &config, &bridge, rbd_slot, options.io_size,
-                               3 * options.io_size + (1 << 20), "I/O buffers",
-                               "lower threads or io_size", "bench");
-    options.depth = config.depth;
-
-    struct cm_rbd_target *bench = lua_newuserdatauv(L, sizeof *bench, 0);
-    char error[512];
-    int rc = cm_rbd_target_init(bench, &handle->image, &options, error, sizeof error);
-    if (rc < 0) {
-        cm_engine_lua_finish(&bridge);
-        if (rc == -EINVAL || rc == -EROFS)
-            return luaL_error(L, "bench: %s", error);
-        cm_push_user_error(L, 2, error);
-        return lua_error(L);
-    }
-
-    struct cm_engine_result result;
-    handle->image.bench_run_id = bench->run_id;
-    rc = cm_engine_run(&config, &cm_rbd_target_ops, bench, &result);
-    handle->image.bench_run_id = 0;
-    cm_rbd_target_fini(bench);
-    if (rc < 0) {
-        cm_engine_lua_finish(&bridge);
-        return luaL_error(L, "bench: cannot start: %s", strerror(-rc));
-    }
-    cm_engine_lua_push_result(L, &result, &config);
-    uint64_t reads = result.ops_by_kind[CM_OP_READ], writes = result.ops_by_kind[CM_OP_WRITE];
-    cm_engine_result_free(&result);
-    lua_pushliteral(L, "rbd");
-    lua_setfield(L, -2, "op");
-    lua_pushstring(L, io_types[options.io_type]);
-    lua_setfield(L, -2, "io_type");
-    lua_pushinteger(L, (lua_Integer)options.io_size);
-    lua_setfield(L, -2, "io_size");
-    lua_pushstring(L, patterns[options.pattern]);
-    lua_setfield(L, -2, "pattern");
-    lua_pushinteger(L, options.rw_mix_read);
-    lua_setfield(L, -2, "rw_mix_read");
-    lua_pushstring(L, handle->image.name);
-    lua_setfield(L, -2, "image");
-    lua_pushstring(L, handle->image.pool);
-    lua_setfield(L, -2, "pool");
-    lua_pushinteger(L, (lua_Integer)bench->size);
-    lua_setfield(L, -2, "image_size");
-    lua_pushboolean(L, handle->image.cache);
-    lua_setfield(L, -2, "cache");
-    lua_pushboolean(L, options.verify);
-    lua_setfield(L, -2, "verify");
-    lua_pushinteger(L, (lua_Integer)reads);
-    lua_setfield(L, -2, "reads");
-    lua_pushinteger(L, (lua_Integer)writes);
-    lua_setfield(L, -2, "writes");
-    lua_pushinteger(L, (lua_Integer)bench->verify_skipped);
-    lua_setfield(L, -2, "verify_skipped");
-    lua_createtable(L, (int)bench->n_verify_errors, 0);
-    for (unsigned i = 0; i < bench->n_verify_errors; i++) {
-        lua_pushstring(L, bench->verify_errors[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_setfield(L, -2, "verify_errors");
-    if (bench->metadata_error[0]) {
-        lua_pushstring(L, bench->metadata_error);
-        lua_setfield(L, -2, "metadata_error");
-    }
-    cm_engine_lua_finish(&bridge);
-    return 1;
+    return check_image(L, arg);
 }
+
+static void image_bench_prepare(struct cm_bench *b)
+{
+    struct image_handle *handle = b->object;
+    const struct image_lua_options *o = b->options;
+    struct cm_rbd_target_options *options = &((struct image_state *)b->state)->options;
+    if (handle->image.bench_run_id)
+        luaL_error(b->L, "image:bench: a bench is already running on image '%s'",
+                   handle->image.name);
+    if (o->io_size == 0 || o->io_size % 512 != 0)
+        luaL_error(b->L, "bench: io_size must be a positive multiple of 512 bytes, got %I",
+                   (lua_Integer)o->io_size);
+    options->io_type = (enum cm_rbd_io_type)o->io_type;
+    options->pattern = (enum cm_rbd_pattern)o->pattern;
+    options->io_size = o->io_size;
+    options->rw_mix_read = options->io_type == CM_RBD_IO_READ    ? 100
+                           : options->io_type == CM_RBD_IO_WRITE ? 0
+                                                                 : (unsigned)o->rw_mix_read;
+    options->verify = o->verify;
+}
+
+static void image_bench_open(struct cm_bench *b)
+{
+    struct image_handle *handle = b->object;
+    struct image_state *state = b->state;
+    struct cm_rbd_target_options *options = &state->options;
+    /* a buffer per slot, and librbd's copy of each op in flight; the payload and its stage */
+    uint64_t rbd_slot = (options->io_size + 4095) / 4096 * 4096;
+    cm_bench_check_memory(b, rbd_slot, options->io_size, 3 * options->io_size + (1 << 20),
+                          "I/O buffers", "lower threads or io_size");
+    options->depth = b->config.depth;
+    char error[512];
+    int rc = cm_rbd_target_init(&state->target, &handle->image, options, error, sizeof error);
+    if (rc < 0) {
+        if (rc == -EINVAL || rc == -EROFS)
+            luaL_error(b->L, "bench: %s", error);
+        cm_bench_raise_world(b, error);
+    }
+    state->open = true;
+    handle->image.bench_run_id = state->target.run_id;
+    b->ops = &cm_rbd_target_ops;
+    b->target = &state->target;
+}
+
+static void image_bench_result(struct cm_bench *b)
+{
+    struct image_handle *handle = b->object;
+    struct image_state *state = b->state;
+    struct cm_rbd_target *target = &state->target;
+    lua_State *L = b->L;
+    cm_result_string(L, "op", "rbd");
+    cm_result_integer(L, "rw_mix_read", state->options.rw_mix_read);
+    cm_result_string(L, "image", handle->image.name);
+    cm_result_string(L, "pool", handle->image.pool);
+    cm_result_integer(L, "image_size", target->size);
+    cm_result_bool(L, "cache", handle->image.cache);
+    cm_result_integer(L, "verify_skipped", target->verify_skipped);
+    cm_result_strings(L, "verify_errors", target->verify_errors[0], sizeof target->verify_errors[0],
+                      target->n_verify_errors);
+    if (target->metadata_error[0])
+        cm_result_string(L, "metadata_error", target->metadata_error);
+}
+
+static void image_bench_close(struct cm_bench *b)
+{
+    struct image_handle *handle = b->object;
+    struct image_state *state = b->state;
+    if (!state->open)
+        return;
+    state->open = false;
+    handle->image.bench_run_id = 0;
+    cm_rbd_target_fini(&state->target);
+}
+
+/* The bench's description: the image:bench options above, run through cm_lua_bench. */
+const struct cm_bench_def cm_rbd_bench = {
+    .what = "bench",
+    .name = "rbd",
+    .options = image_options,
+    .check_object = image_object,
+    .options_size = sizeof(struct image_lua_options),
+    .state_size = sizeof(struct image_state),
+    .default_seconds = 10,
+    .prepare = image_bench_prepare,
+    .open = image_bench_open,
+    .result = image_bench_result,
+    .close = image_bench_close,
+};
 
 int luaopen_cephmark_rbd(lua_State *L)
 {
@@ -581,26 +596,19 @@ int luaopen_cephmark_rbd(lua_State *L)
     if (cm_rbd_load(error, sizeof error) < 0)
         return luaL_error(L, "cephmark.rbd: %s", error);
     static const luaL_Reg image_methods[] = {
-        {"bench", image_bench},   {"close", image_close}, {"discard", image_discard},
-        {"flush", image_flush},   {"info", image_info},   {"read", image_read},
-        {"resize", image_resize}, {"write", image_write}, {NULL, NULL},
+        {"close", image_close}, {"discard", image_discard},
+        {"flush", image_flush}, {"info", image_info},
+        {"read", image_read},   {"resize", image_resize},
+        {"write", image_write}, {NULL, NULL},
     };
     static const luaL_Reg functions[] = {
         {"create", rbd_lua_create}, {"list", rbd_lua_list}, {"open", rbd_lua_open},
         {"remove", rbd_lua_remove}, {NULL, NULL},
     };
-    luaL_newmetatable(L, IMAGE_TYPE);
-    luaL_newlib(L, image_methods);
-    cm_lua_push_option_names(L, image_bench_options, true);
-    lua_setfield(L, -2, "bench_options");
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, image_close);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, image_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, image_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
+    cm_lua_new_type(L, IMAGE_TYPE, image_methods, image_close, image_tostring);
+    lua_getfield(L, -1, "__index");
+    cm_bench_set_functions(L, &cm_rbd_bench);
+    lua_pop(L, 2);
 
     luaL_newlib(L, functions);
     int major, minor, extra;

@@ -2,7 +2,8 @@
  * direction, buffer size; bits/s per second, retransmits from TCP_INFO) or a
  * request/response latency test, run by the op engine against a `cephmark netserver`; and
  * socket.serve, that server (socket_target.c). */
-#include "engine_lua.h"
+#include "bench_lua.h"
+#include "exitcode.h"
 #include "interrupt.h"
 #include "lstate.h"
 #include "registry.h"
@@ -10,18 +11,12 @@
 
 #include <errno.h>
 #include <lauxlib.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MIB 1048576.0
-
-static int raise_world(lua_State *L, const char *what, const char *message)
-{
-    lua_pushfstring(L, "%s: %s", what, message);
-    cm_push_user_error(L, 2, lua_tostring(L, -1));
-    return lua_error(L);
-}
 
 /* The shared token, from the option token_file (a file holding it; trailing whitespace and
  * newlines are not part of it) or else $CEPHMARK_NET_TOKEN (empty: none), copied into `token` (at
@@ -36,7 +31,7 @@ static size_t read_token(lua_State *L, int table, const char *what, char *token)
     if (path) {
         FILE *file = fopen(path, "r");
         if (!file)
-            cm_error_user(L, 2, "%s: cannot read the token file %s: %s", what, path,
+            cm_error_user(L, CM_EXIT_USAGE, "%s: cannot read the token file %s: %s", what, path,
                           strerror(errno));
         length = fread(contents, 1, sizeof contents, file);
         fclose(file);
@@ -51,9 +46,9 @@ static size_t read_token(lua_State *L, int table, const char *what, char *token)
         length--;
     const char *source = path ? path : "$CEPHMARK_NET_TOKEN";
     if (length == 0)
-        cm_error_user(L, 2, "%s: the token in %s is empty", what, source);
+        cm_error_user(L, CM_EXIT_USAGE, "%s: the token in %s is empty", what, source);
     if (length > CM_NET_MAX_TOKEN)
-        cm_error_user(L, 2, "%s: the token in %s is longer than %d bytes", what, source,
+        cm_error_user(L, CM_EXIT_USAGE, "%s: the token in %s is longer than %d bytes", what, source,
                       CM_NET_MAX_TOKEN);
     memcpy(token, text, length);
     return length;
@@ -73,18 +68,6 @@ static bool tap_second(void *arg, const struct cm_engine_second *second)
     return tap->next ? tap->next(tap->next_arg, second) : true;
 }
 
-static void set_number(lua_State *L, const char *key, double value)
-{
-    lua_pushnumber(L, value);
-    lua_setfield(L, -2, key);
-}
-
-static void set_integer(lua_State *L, const char *key, uint64_t value)
-{
-    lua_pushinteger(L, (lua_Integer)value);
-    lua_setfield(L, -2, key);
-}
-
 /* Adds bits/s and retransmits to each second of the result's series (at the top). */
 static void annotate_series(lua_State *L, const struct cm_net_client *client)
 {
@@ -95,142 +78,177 @@ static void annotate_series(lua_State *L, const struct cm_net_client *client)
         lua_getfield(L, -1, "cur_mib");
         double mib = lua_tonumber(L, -1);
         lua_pop(L, 1);
-        set_number(L, "bits_per_second", mib * MIB * 8);
+        cm_result_number(L, "bits_per_second", mib * MIB * 8);
         if ((size_t)i <= client->series_len)
-            set_integer(L, "retransmits", client->retransmits_series[i - 1]);
+            cm_result_integer(L, "retransmits", client->retransmits_series[i - 1]);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
 }
 
-/* socket.bench's own options, beside the engine's (also published as socket.bench_options) */
-static const char *const socket_bench_options[] = {
-    "buffer_size",  "connect_timeout", "direction", "host",       "mode", "port",
-    "request_size", "response_size",   "streams",   "token_file", NULL};
+/* What socket.bench reads from its options table (socket_options). */
+struct socket_lua_options {
+    const char *host;
+    int64_t port, streams;
+    int mode, direction;
+    uint64_t buffer_size, request_size, response_size;
+    double connect_timeout;
+    const char *token_file;
+};
 
-/* socket.bench{host=, port=, mode="stream"|"rr", direction="send"|"recv", streams=1,
- *   buffer_size="128K", request_size=1, response_size=1, seconds=10, bytes=, ops=, warmup=,
- *   rate=, connect_timeout=5, on_second=} -> result table */
-static int socket_bench(lua_State *L)
-{
-    static const char *const modes[] = {"stream", "rr", NULL};
-    static const char *const directions[] = {"send", "recv", NULL};
-    const char *what = "socket.bench";
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    cm_lua_check_options(L, 1, what, socket_bench_options, true);
-    struct cm_net_options options = {0};
-    options.host = cm_lua_opt_string(L, 1, "host", NULL, what);
-    if (!options.host || !options.host[0])
-        return luaL_error(L, "%s: host is required (where `cephmark netserver` runs)", what);
-    options.port = (int)cm_lua_opt_integer(L, 1, "port", CM_NET_DEFAULT_PORT, 1, 65535, what);
-    int mode = cm_lua_opt_choice(L, 1, "mode", modes, 0, "stream or rr", what);
-    int direction = cm_lua_opt_choice(L, 1, "direction", directions, 0, "send or recv", what);
-    options.mode = mode == 1 ? CM_NET_RR : direction == 1 ? CM_NET_RECV : CM_NET_SEND;
-    uint64_t buffer = cm_lua_opt_size(L, 1, "buffer_size", 128 * 1024, what);
-    uint64_t request = cm_lua_opt_size(L, 1, "request_size", 1, what);
-    uint64_t response = cm_lua_opt_size(L, 1, "response_size", 1, what);
-    uint64_t first = mode == 1 ? request : buffer;
-    if (first == 0 || first > (64u << 20) || response == 0 || response > (64u << 20))
-        return luaL_error(L,
-                          "%s: buffer_size, request_size and response_size must be between 1 "
-                          "byte and 64M",
-                          what);
-    options.buffer_size = (uint32_t)first;
-    options.response_size = (uint32_t)response;
+static const char *const modes[] = {"stream", "rr", NULL};
+static const char *const directions[] = {"send", "recv", NULL};
+
+#define SOCKET_OPTION(field) offsetof(struct socket_lua_options, field)
+
+static const struct cm_option socket_options[] = {
+    {"buffer_size", CM_OPTION_SIZE, SOCKET_OPTION(buffer_size), "128K", 0, 0, NULL,
+     CM_OPTION_NO_RESULT, "stream mode: bytes per send or receive, 1 byte to 64M"},
+    {"connect_timeout", CM_OPTION_DURATION, SOCKET_OPTION(connect_timeout), "5", 0, 0, NULL, 0,
+     "give up connecting after this long"},
+    {"direction", CM_OPTION_CHOICE, SOCKET_OPTION(direction), "send", 0, 0, directions,
+     CM_OPTION_NO_RESULT, "stream mode: the client sends (iperf3) or receives (iperf3 -R)"},
+    {"host", CM_OPTION_STRING, SOCKET_OPTION(host), NULL, 0, 0, NULL, 0,
+     "where `cephmark netserver` runs (required)"},
+    {"mode", CM_OPTION_CHOICE, SOCKET_OPTION(mode), "stream", 0, 0, modes, 0,
+     "bandwidth streams, or request/response latency (netperf's TCP_RR)"},
+    {"port", CM_OPTION_INTEGER, SOCKET_OPTION(port), CM_OPTION_TEXT(CM_NET_DEFAULT_PORT), 1, 65535,
+     NULL, 0, "the netserver's port"},
+    {"request_size", CM_OPTION_SIZE, SOCKET_OPTION(request_size), "1", 0, 0, NULL,
+     CM_OPTION_NO_RESULT, "rr mode: bytes per request, 1 byte to 64M"},
+    {"response_size", CM_OPTION_SIZE, SOCKET_OPTION(response_size), "1", 0, 0, NULL,
+     CM_OPTION_NO_RESULT, "rr mode: bytes per response, 1 byte to 64M"},
+    {"streams", CM_OPTION_INTEGER, SOCKET_OPTION(streams), "0", 0, CM_NET_MAX_STREAMS, NULL,
+     CM_OPTION_NO_RESULT, "parallel connections (iperf3 -P); threads is the same"},
+    {"token_file", CM_OPTION_STRING, SOCKET_OPTION(token_file), NULL, 0, 0, NULL,
+     CM_OPTION_NO_RESULT, "a file holding the netserver's token (else $CEPHMARK_NET_TOKEN)"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL},
+};
+
+struct socket_state {
+    struct cm_net_client client;
+    struct cm_net_options options;
     char token[CM_NET_MAX_TOKEN];
-    options.token_len = read_token(L, 1, what, token);
-    options.token = token;
-    options.connect_timeout = cm_lua_opt_duration(L, 1, "connect_timeout", 5, what);
-    if (options.connect_timeout <= 0)
-        options.connect_timeout = 5;
-    lua_Integer streams = cm_lua_opt_integer(L, 1, "streams", 0, 0, CM_NET_MAX_STREAMS, what);
-    if (lua_getfield(L, 1, "threads") == LUA_TNIL) {
-        lua_pushinteger(L, streams ? streams : 1);
-        lua_setfield(L, 1, "threads");
-    } else if (streams) {
-        return luaL_error(L, "%s: give streams or threads, not both", what);
-    }
+    struct second_tap tap;
+    bool open;
+    uint32_t local_retransmits;
+    char remote_error[512];
+};
+
+static void socket_prepare(struct cm_bench *b)
+{
+    const struct socket_lua_options *o = b->options;
+    struct socket_state *state = b->state;
+    struct cm_net_options *options = &state->options;
+    lua_State *L = b->L;
+    const char *what = b->def->what;
+    if (!o->host || !o->host[0])
+        luaL_error(L, "%s: host is required (where `cephmark netserver` runs)", what);
+    options->host = o->host;
+    options->port = (int)o->port;
+    options->mode = o->mode == 1 ? CM_NET_RR : o->direction == 1 ? CM_NET_RECV : CM_NET_SEND;
+    uint64_t first = o->mode == 1 ? o->request_size : o->buffer_size;
+    if (first == 0 || first > (64u << 20) || o->response_size == 0 ||
+        o->response_size > (64u << 20))
+        luaL_error(L,
+                   "%s: buffer_size, request_size and response_size must be between 1 "
+                   "byte and 64M",
+                   what);
+    options->buffer_size = (uint32_t)first;
+    options->response_size = (uint32_t)o->response_size;
+    options->token_len = read_token(L, b->table, what, state->token);
+    options->token = state->token;
+    options->connect_timeout = o->connect_timeout > 0 ? o->connect_timeout : 5;
+    bool threads = lua_getfield(L, b->table, "threads") != LUA_TNIL;
     lua_pop(L, 1);
-    struct cm_engine_config config;
-    struct cm_engine_lua bridge;
-    cm_engine_lua_config(L, 1, what, 10, &config, &bridge);
-    cm_engine_lua_check_memory(L, &config, &bridge, first > response ? first : response, 0, 0,
-                               "stream buffers", "lower streams or buffer_size", what);
-    if (config.depth > CM_NET_MAX_STREAMS) {
-        cm_engine_lua_finish(&bridge);
-        return luaL_error(L, "%s: streams must be between 1 and %d, got %d", what,
-                          CM_NET_MAX_STREAMS, (int)config.depth);
-    }
-    options.streams = config.depth;
+    if (threads && o->streams)
+        luaL_error(L, "%s: give streams or threads, not both", what);
+    b->defaults.threads = o->streams ? (unsigned)o->streams : 1;
+}
 
-    struct cm_net_client *client = lua_newuserdatauv(L, sizeof *client, 0);
+static void socket_open(struct cm_bench *b)
+{
+    struct socket_state *state = b->state;
+    struct cm_net_options *options = &state->options;
+    struct cm_engine_config *config = &b->config;
+    uint32_t largest = options->buffer_size > options->response_size ? options->buffer_size
+                                                                     : options->response_size;
+    cm_bench_check_memory(b, largest, 0, 0, "stream buffers", "lower streams or buffer_size");
+    if (config->depth > CM_NET_MAX_STREAMS)
+        luaL_error(b->L, "%s: streams must be between 1 and %d, got %d", b->def->what,
+                   CM_NET_MAX_STREAMS, (int)config->depth);
+    options->streams = config->depth;
     char error[512];
-    int rc = cm_net_client_open(client, &options, error, sizeof error);
-    if (rc < 0) {
-        cm_engine_lua_finish(&bridge);
-        return raise_world(L, what, error);
-    }
-    struct second_tap tap = {client, config.on_second, config.on_second_arg};
-    config.on_second = tap_second;
-    config.on_second_arg = &tap;
-    struct cm_engine_result result;
-    rc = cm_engine_run(&config, &cm_net_client_ops, client, &result);
-    if (rc < 0) {
-        cm_net_client_close(client);
-        cm_engine_lua_finish(&bridge);
-        return luaL_error(L, "%s: cannot start: %s", what, strerror(-rc));
-    }
-    uint32_t local_retransmits = cm_net_client_second(client);
-    char remote_error[512] = "";
-    bool interrupted = result.interrupted;
-    if (cm_net_client_finish(client, remote_error, sizeof remote_error) < 0 && interrupted)
-        remote_error[0] = '\0';
-    cm_engine_lua_push_result(L, &result, &config);
-    double elapsed = result.elapsed_s;
-    uint64_t bytes = result.bytes;
-    cm_engine_result_free(&result);
-    annotate_series(L, client);
+    if (cm_net_client_open(&state->client, options, error, sizeof error) < 0)
+        cm_bench_raise_world(b, error);
+    state->open = true;
+    state->tap = (struct second_tap){&state->client, config->on_second, config->on_second_arg};
+    config->on_second = tap_second;
+    config->on_second_arg = &state->tap;
+    b->ops = &cm_net_client_ops;
+    b->target = &state->client;
+}
 
-    lua_pushliteral(L, "socket");
-    lua_setfield(L, -2, "op");
-    lua_pushstring(L, modes[mode]);
-    lua_setfield(L, -2, "mode");
-    if (mode == 0) {
-        lua_pushstring(L, directions[direction]);
-        lua_setfield(L, -2, "direction");
-        set_integer(L, "buffer_size", options.buffer_size);
-    } else {
-        set_integer(L, "request_size", options.buffer_size);
-        set_integer(L, "response_size", options.response_size);
+static void socket_after_run(struct cm_bench *b, int rc)
+{
+    struct socket_state *state = b->state;
+    if (rc < 0)
+        return;
+    state->local_retransmits = cm_net_client_second(&state->client);
+    if (cm_net_client_finish(&state->client, state->remote_error, sizeof state->remote_error) < 0 &&
+        b->result.interrupted)
+        state->remote_error[0] = '\0';
+}
+
+/* The server's side of the run, and which side's retransmits count. */
+static void push_server(lua_State *L, const struct socket_state *state)
+{
+    const struct cm_net_client *client = &state->client;
+    uint64_t remote_bytes = 0, remote_ns = 0;
+    uint32_t remote_retransmits = 0;
+    for (unsigned i = 0; i < state->options.streams; i++) {
+        remote_bytes += client->remote[i].bytes;
+        remote_retransmits += client->remote[i].retransmits;
+        if (client->remote[i].elapsed_ns > remote_ns)
+            remote_ns = client->remote[i].elapsed_ns;
     }
-    set_integer(L, "streams", options.streams);
-    lua_pushstring(L, client->peer);
-    lua_setfield(L, -2, "peer");
-    set_number(L, "bits_per_second", elapsed > 0 ? (double)bytes * 8 / elapsed : 0);
-    if (client->have_remote) {
-        uint64_t remote_bytes = 0, remote_ns = 0;
-        uint32_t remote_retransmits = 0;
-        for (unsigned i = 0; i < options.streams; i++) {
-            remote_bytes += client->remote[i].bytes;
-            remote_retransmits += client->remote[i].retransmits;
-            if (client->remote[i].elapsed_ns > remote_ns)
-                remote_ns = client->remote[i].elapsed_ns;
-        }
-        lua_createtable(L, 0, 4);
-        set_integer(L, "bytes", remote_bytes);
-        set_number(L, "seconds", (double)remote_ns / 1e9);
-        set_number(L, "bits_per_second",
-                   remote_ns ? (double)remote_bytes * 8 / ((double)remote_ns / 1e9) : 0);
-        set_integer(L, "retransmits", remote_retransmits);
-        lua_setfield(L, -2, "server");
-        /* TCP retransmits are the sender's: the client's own sockets, or the server's */
-        set_integer(L, "retransmits",
-                    options.mode == CM_NET_RECV ? remote_retransmits : local_retransmits);
+    lua_createtable(L, 0, 4);
+    cm_result_integer(L, "bytes", remote_bytes);
+    cm_result_number(L, "seconds", (double)remote_ns / 1e9);
+    cm_result_number(L, "bits_per_second",
+                     remote_ns ? (double)remote_bytes * 8 / ((double)remote_ns / 1e9) : 0);
+    cm_result_integer(L, "retransmits", remote_retransmits);
+    lua_setfield(L, -2, "server");
+    /* TCP retransmits are the sender's: the client's own sockets, or the server's */
+    cm_result_integer(L, "retransmits",
+                      state->options.mode == CM_NET_RECV ? remote_retransmits
+                                                         : state->local_retransmits);
+}
+
+static void socket_result(struct cm_bench *b)
+{
+    const struct socket_lua_options *o = b->options;
+    struct socket_state *state = b->state;
+    const struct cm_net_options *options = &state->options;
+    lua_State *L = b->L;
+    double elapsed = b->result.elapsed_s;
+    annotate_series(L, &state->client);
+    cm_result_string(L, "op", "socket");
+    if (o->mode == 0) {
+        cm_result_string(L, "direction", directions[o->direction]);
+        cm_result_integer(L, "buffer_size", options->buffer_size);
     } else {
-        set_integer(L, "retransmits", local_retransmits);
+        cm_result_integer(L, "request_size", options->buffer_size);
+        cm_result_integer(L, "response_size", options->response_size);
     }
-    if (options.mode == CM_NET_SEND && client->have_remote) {
+    cm_result_integer(L, "streams", options->streams);
+    cm_result_string(L, "peer", state->client.peer);
+    cm_result_number(L, "bits_per_second", elapsed > 0 ? (double)b->result.bytes * 8 / elapsed : 0);
+    if (state->client.have_remote)
+        push_server(L, state);
+    else
+        cm_result_integer(L, "retransmits", state->local_retransmits);
+    if (options->mode == CM_NET_SEND && state->client.have_remote) {
         /* what arrived, as iperf's receiver line; the sender's count includes bytes still
          * in socket buffers when the run ended */
         lua_getfield(L, -1, "server");
@@ -238,14 +256,31 @@ static int socket_bench(lua_State *L)
         lua_setfield(L, -3, "receiver_bits_per_second");
         lua_pop(L, 1);
     }
-    if (remote_error[0]) {
-        lua_pushstring(L, remote_error);
-        lua_setfield(L, -2, "server_error");
-    }
-    cm_net_client_close(client);
-    cm_engine_lua_finish(&bridge);
-    return 1;
+    if (state->remote_error[0])
+        cm_result_string(L, "server_error", state->remote_error);
 }
+
+static void socket_close(struct cm_bench *b)
+{
+    struct socket_state *state = b->state;
+    if (state->open)
+        cm_net_client_close(&state->client);
+    state->open = false;
+}
+
+const struct cm_bench_def cm_socket_bench = {
+    .what = "socket.bench",
+    .name = "socket",
+    .options = socket_options,
+    .options_size = sizeof(struct socket_lua_options),
+    .state_size = sizeof(struct socket_state),
+    .default_seconds = 10,
+    .prepare = socket_prepare,
+    .open = socket_open,
+    .after_run = socket_after_run,
+    .result = socket_result,
+    .close = socket_close,
+};
 
 static void print_line(void *arg, const char *line)
 {
@@ -279,7 +314,7 @@ static int socket_serve(lua_State *L)
     char error[512];
     int rc = cm_net_server_open(&server, &options, error, sizeof error);
     if (rc < 0)
-        return raise_world(L, what, error);
+        return cm_error_user(L, CM_EXIT_USAGE, "%s: %s", what, error);
     int port = cm_net_server_port(server);
     if (lua_getfield(L, 1, "on_listen") == LUA_TFUNCTION) {
         lua_pushinteger(L, port);
@@ -299,13 +334,14 @@ static int socket_serve(lua_State *L)
 int luaopen_cephmark_socket(lua_State *L)
 {
     static const luaL_Reg functions[] = {
-        {"bench", socket_bench},
         {"serve", socket_serve},
         {NULL, NULL},
     };
     luaL_newlib(L, functions);
-    cm_lua_push_option_names(L, socket_bench_options, true);
-    lua_setfield(L, -2, "bench_options");
+    /* socket.bench{host=, port=, mode="stream"|"rr", direction="send"|"recv", streams=1,
+     *   buffer_size="128K", request_size=1, response_size=1, seconds=10, bytes=, ops=,
+     *   warmup=, rate=, connect_timeout=5, on_second=} -> result table */
+    cm_bench_set_functions(L, &cm_socket_bench);
     lua_pushinteger(L, CM_NET_DEFAULT_PORT);
     lua_setfield(L, -2, "DEFAULT_PORT");
     return 1;

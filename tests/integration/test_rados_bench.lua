@@ -1,7 +1,7 @@
 -- pool:bench against the real local cluster: the op count of a write run equals the
 -- objects in the pool, seq reads everything back verified, a corrupted object is caught
 -- with its name and offset, partial-object writes (-b < -O), runs sharing a pool, and
--- cleanup by metadata and by prefix.
+-- cleanup by metadata and by prefix, which leaves the caller's options table as it was.
 local connection = require "cephmark.connection"
 local t = require "cephmark.test"
 
@@ -60,8 +60,16 @@ t.eq(pool:stat("run_a"), nil, "run a's metadata is gone")
 
 -- an interrupted run left objects but no metadata: cleanup works by prefix
 assert(pool:remove("run_b"))
-local cp = pool:bench { op = "cleanup", run_name = "run_b", prefix = "bench_b_" }
+local cleanup_options = { op = "cleanup", run_name = "run_b", prefix = "bench_b_" }
+local cp = pool:bench(cleanup_options)
 t.eq(cp.ops, 13, "cleanup by prefix removed run b's objects")
+local keys = {}
+for key in pairs(cleanup_options) do keys[#keys + 1] = key end
+table.sort(keys)
+t.eq(table.concat(keys, ","), "op,prefix,run_name",
+  "the caller's options are only read: no threads, ignore_interrupt or names written into them")
+t.eq(cp.threads, 256, "cleanup's own default: 256 removes in flight")
+t.eq(cp.verify, true, "an option's default is in the result")
 t.eq(#pool:objects(), 0, "the pool is empty")
 
 -- open loop at a fixed rate

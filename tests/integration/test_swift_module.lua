@@ -128,7 +128,8 @@ t.raises(function() conn:bench { op = "put", container = C, size = { "8K", "1K" 
 t.raises(function() conn:bench { op = "get", container = C } end, "needs objects", "get without objects")
 t.raises(function() conn:bench { op = "put", container = C, threds = 4 } end, "unknown option 'threds'",
   "a typo in an option")
-t.raises(function() conn:bench { op = "fly", container = C } end, "invalid option 'fly'", "unknown op")
+t.raises(function() conn:bench { op = "fly", container = C } end,
+  "unknown op 'fly' %(expected put, get, head or delete%)", "unknown op: the choices from the option table")
 t.raises(function() conn:bench { op = "get", container = C, objects = 1, transport = "tcp" } end,
   "unknown transport 'tcp' %(expected auto, curl or native%)", "unknown transport")
 t.raises(function() conn:bench { op = "put" } end, "which container", "no container")
