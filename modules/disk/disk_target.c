@@ -532,12 +532,6 @@ static int disk_submit(void *self, struct cm_op *op)
     return 0;
 }
 
-static void disk_complete(void *self, struct cm_op *op)
-{
-    (void)self;
-    (void)op;
-}
-
 /* Hands the prepared SQEs to the kernel in one call, then takes every CQE waiting. A write
  * with a linked fsync completes with its fsync; its own CQE only keeps a failure. */
 static void disk_poll(void *self, uint64_t now_ns)
@@ -584,7 +578,6 @@ const struct cm_target_ops cm_disk_ops = {
     .name = "disk",
     .slot_init = disk_slot_init,
     .submit = disk_submit,
-    .complete = disk_complete,
     .poll = disk_poll,
     .wait_fd = disk_wait_fd,
 };
