@@ -544,6 +544,7 @@ static struct cm_engine *engine_new(const struct cm_engine_config *config,
     engine->watchdog_fd = -1;
     engine->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     engine->slots = calloc(config->depth, sizeof *engine->slots);
+    /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers to slots, on purpose */
     engine->free_slots = calloc(config->depth, sizeof *engine->free_slots);
     engine->second_hist = cm_hist_new();
     result->latency = cm_hist_new();

@@ -209,6 +209,8 @@ static const char *option_value(int argc, char **argv, int *i, const char *short
                                 const char *long_name, int *missing)
 {
     const char *arg = argv[*i];
+    if (arg == NULL) /* argv ends with NULL at argc; *i is below it */
+        return NULL;
     size_t long_len = long_name ? strlen(long_name) : 0;
     if (long_name && strncmp(arg, long_name, long_len) == 0 && arg[long_len] == '=')
         return arg + long_len + 1;
@@ -305,8 +307,9 @@ static int set_count_field(lua_State *L, const char *option, const char *value, 
                            long long max, const char *field, const char *expects)
 {
     long long count;
-    char why[160], message[768];
+    char why[160];
     if (parse_count(value, min, max, &count, why, sizeof why) < 0) {
+        char message[768];
         snprintf(message, sizeof message, "%s expects %s, got '%s'%s", option, expects, value, why);
         return usage_error("%s", message);
     }

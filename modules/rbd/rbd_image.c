@@ -280,7 +280,7 @@ int cm_rbd_create(rados_ioctx_t io, const char *name, const struct cm_rbd_create
     char default_order[16] = "22";
     if (!options->order)
         rados_conf_get(cluster, "rbd_default_order", default_order, sizeof default_order);
-    int order = options->order ? options->order : atoi(default_order);
+    int order = options->order ? options->order : (int)strtol(default_order, NULL, 10);
     uint64_t object_size = 1ULL << (order >= 12 && order <= 25 ? order : 22);
     if (!options->overcommit) {
         const char *data_pool = options->data_pool ? options->data_pool : pool;
@@ -607,5 +607,6 @@ int cm_rbd_worker_submit(struct cm_rbd_image *image, struct cm_op *op, bool writ
         return rc;
     }
     image->worker_requests++;
+    // cppcheck-suppress memleak ; the completion owns request now (worker_completed frees it)
     return 0;
 }
