@@ -21,15 +21,15 @@ if [ "$(id -u)" != 0 ]; then
   exit 2
 fi
 
-# Build tools and -dev libraries, the Ceph daemons for the local cluster, and the tools the
-# tests and benchmarks drive side by side (Prometheus and its exporters: the tests start
-# their own, on free loopback ports).
+# Build tools and -dev libraries, the Ceph daemons for the local cluster, the linters CI runs
+# (cppcheck, clang-tidy: tests/lint/run.sh), and the tools the tests and benchmarks drive side
+# by side (Prometheus and its exporters: the tests start their own, on free loopback ports).
 packages=(
   build-essential cmake pkg-config git ca-certificates
   liblua5.4-dev libyaml-dev libcurl4-openssl-dev librados-dev libradospp-dev librbd-dev liburing-dev
   ceph-mon ceph-osd ceph-mgr ceph-common radosgw
   curl procps iproute2 fio time wrk iperf3 python3 chromium chromium-driver
-  clang libclang-rt-14-dev valgrind
+  clang libclang-rt-14-dev valgrind cppcheck clang-tidy
   prometheus prometheus-node-exporter prometheus-process-exporter
 )
 missing=()

@@ -348,7 +348,8 @@ static int watch_next(lua_State *L)
         cm_interrupt_check(L);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        double waited = (double)(now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9;
+        double waited =
+            (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
         if (waited >= timeout)
             return 0;
         struct pollfd fds[2] = {{.fd = w->event_fd, .events = POLLIN},
@@ -425,7 +426,8 @@ static int control_notify(lua_State *L)
             rados_buffer_free(reply);
         return cm_lua_errno_failure(L, rc, "notify");
     }
-    const unsigned char *p = (const unsigned char *)reply, *end = p + reply_length;
+    /* a timed-out notify may have no reply at all: then no acks */
+    const unsigned char *p = (const unsigned char *)reply, *end = reply ? p + reply_length : p;
     lua_newtable(L); /* acks */
     lua_newtable(L); /* timeouts */
     if (reply == NULL)

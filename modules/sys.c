@@ -27,8 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 static int push_failure(lua_State *L, const char *what, int err)
 {
     lua_pushnil(L);
@@ -132,80 +130,48 @@ static double monotonic_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* sys.run(argv [, {timeout=SECONDS, stdin=STRING}]) -> {status=N, stdout=S, stderr=S,
- * timed_out=BOOL} | nil, message, code
- * Runs a short command to completion, capturing its output; on timeout the child is
- * killed, so a wedged `ceph` command never hangs cephmark. */
-static int sys_run(lua_State *L)
+/* Makes the three pipes of sys.run (stdin, stdout, stderr of the child); on failure closes
+ * those already made and returns the errno. */
+static int run_pipes_open(int pipes[3][2])
 {
-    char **argv = check_argv(L, 1);
-    double timeout = 60;
-    size_t input_len = 0;
-    const char *input = NULL;
-    if (lua_type(L, 2) == LUA_TTABLE) {
-        lua_getfield(L, 2, "timeout");
-        timeout = luaL_optnumber(L, -1, timeout);
-        lua_getfield(L, 2, "stdin");
-        input = lua_tolstring(L, -1, &input_len);
-        lua_pop(L, 2);
-    }
-    int out_pipe[2], err_pipe[2], in_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) < 0)
-        return push_failure(L, "pipe", errno);
-    if (pipe2(err_pipe, O_CLOEXEC) < 0) {
-        int e = errno;
-        close(out_pipe[0]);
-        close(out_pipe[1]);
-        return push_failure(L, "pipe", e);
-    }
-    if (pipe2(in_pipe, O_CLOEXEC) < 0) {
-        int e = errno;
-        close(out_pipe[0]);
-        close(out_pipe[1]);
-        close(err_pipe[0]);
-        close(err_pipe[1]);
-        return push_failure(L, "pipe", e);
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        for (int i = 0; i < 2; i++) {
-            close(out_pipe[i]);
-            close(err_pipe[i]);
-            close(in_pipe[i]);
+    for (int made = 0; made < 3; made++) {
+        if (pipe2(pipes[made], O_CLOEXEC) < 0) {
+            int e = errno;
+            for (int i = 0; i < made; i++) {
+                close(pipes[i][0]);
+                close(pipes[i][1]);
+            }
+            return e;
         }
-        return push_failure(L, "fork", e);
     }
-    if (pid == 0) {
-        dup2(in_pipe[0], STDIN_FILENO);
-        dup2(out_pipe[1], STDOUT_FILENO);
-        dup2(err_pipe[1], STDERR_FILENO);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL); /* ignored by cephmark; an ignored signal survives exec */
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    close(in_pipe[0]);
-    if (input_len > 0) {
-        /* inputs are small (keys, JSON); a pipe buffer holds them */
-        ssize_t unused = write(in_pipe[1], input, input_len);
-        (void)unused;
-    }
-    close(in_pipe[1]);
+    return 0;
+}
 
-    /* output arrives interleaved from two pipes: keep the pieces in one table, stdout at
-     * negative keys and stderr at positive ones, and join each side at the end */
-    lua_newtable(L);
-    int pieces = lua_gettop(L);
+/* In the child of sys.run: the pipes become its standard streams and it runs argv. */
+static _Noreturn void run_child_exec(char **argv, int in_fd, int out_fd, int err_fd)
+{
+    dup2(in_fd, STDIN_FILENO);
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL); /* ignored by cephmark; an ignored signal survives exec */
+    /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): check_argv raised if empty */
+    execvp(argv[0], argv);
+    _exit(127);
+}
+
+/* Reads the child's stdout and stderr until both close, the timeout passes or an interrupt
+ * asks to stop (then the child is killed). Output arrives interleaved from two pipes: the
+ * pieces go into the table at `pieces`, stdout at negative keys and stderr at positive ones,
+ * to be joined per side at the end. Closes both descriptors; returns whether it timed out. */
+static int run_collect_output(lua_State *L, pid_t pid, int out_fd, int err_fd, double timeout,
+                              int pieces)
+{
     int n_out_pieces = 0, n_err_pieces = 0;
-
-    struct pollfd fds[2] = {{.fd = out_pipe[0], .events = POLLIN},
-                            {.fd = err_pipe[0], .events = POLLIN}};
+    struct pollfd fds[2] = {{.fd = out_fd, .events = POLLIN}, {.fd = err_fd, .events = POLLIN}};
     int open_fds = 2;
     int timed_out = 0;
     double deadline = monotonic_seconds() + timeout;
@@ -237,32 +203,81 @@ static int sys_run(lua_State *L)
     for (int i = 0; i < 2; i++)
         if (fds[i].fd >= 0)
             close(fds[i].fd);
+    return timed_out;
+}
+
+/* Pushes the concatenation of pieces[step], pieces[2 * step], ... up to the first nil. */
+static void run_push_joined(lua_State *L, int pieces, int step)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = step;; i += step) {
+        if (lua_rawgeti(L, pieces, i) == LUA_TNIL) {
+            lua_pop(L, 1);
+            break;
+        }
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+}
+
+/* sys.run(argv [, {timeout=SECONDS, stdin=STRING}]) -> {status=N, stdout=S, stderr=S,
+ * timed_out=BOOL} | nil, message, code
+ * Runs a short command to completion, capturing its output; on timeout the child is
+ * killed, so a wedged `ceph` command never hangs cephmark. */
+static int sys_run(lua_State *L)
+{
+    char **argv = check_argv(L, 1);
+    double timeout = 60;
+    size_t input_len = 0;
+    const char *input = NULL;
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_getfield(L, 2, "timeout");
+        timeout = luaL_optnumber(L, -1, timeout);
+        lua_getfield(L, 2, "stdin");
+        input = lua_tolstring(L, -1, &input_len);
+        lua_pop(L, 2);
+    }
+    enum { RUN_IN, RUN_OUT, RUN_ERR };
+    int pipes[3][2];
+    int e = run_pipes_open(pipes);
+    if (e)
+        return push_failure(L, "pipe", e);
+    pid_t pid = fork();
+    if (pid < 0) {
+        e = errno;
+        for (int i = 0; i < 2; i++) {
+            close(pipes[RUN_OUT][i]);
+            close(pipes[RUN_ERR][i]);
+            close(pipes[RUN_IN][i]);
+        }
+        return push_failure(L, "fork", e);
+    }
+    if (pid == 0)
+        run_child_exec(argv, pipes[RUN_IN][0], pipes[RUN_OUT][1], pipes[RUN_ERR][1]);
+    close(pipes[RUN_OUT][1]);
+    close(pipes[RUN_ERR][1]);
+    close(pipes[RUN_IN][0]);
+    if (input_len > 0) {
+        /* inputs are small (keys, JSON); a pipe buffer holds them */
+        ssize_t unused = write(pipes[RUN_IN][1], input, input_len);
+        (void)unused;
+    }
+    close(pipes[RUN_IN][1]);
+
+    lua_newtable(L);
+    int pieces = lua_gettop(L);
+    int timed_out =
+        run_collect_output(L, pid, pipes[RUN_OUT][0], pipes[RUN_ERR][0], timeout, pieces);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
 
     lua_createtable(L, 0, 5);
     int result = lua_gettop(L);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    for (int i = -1;; i--) {
-        if (lua_rawgeti(L, pieces, i) == LUA_TNIL) {
-            lua_pop(L, 1);
-            break;
-        }
-        luaL_addvalue(&b);
-    }
-    luaL_pushresult(&b);
+    run_push_joined(L, pieces, -1);
     lua_setfield(L, result, "stdout");
-    luaL_buffinit(L, &b);
-    for (int i = 1;; i++) {
-        if (lua_rawgeti(L, pieces, i) == LUA_TNIL) {
-            lua_pop(L, 1);
-            break;
-        }
-        luaL_addvalue(&b);
-    }
-    luaL_pushresult(&b);
+    run_push_joined(L, pieces, 1);
     lua_setfield(L, result, "stderr");
     if (WIFEXITED(status))
         lua_pushinteger(L, WEXITSTATUS(status));
@@ -367,8 +382,10 @@ static int sys_utc_timestamp(lua_State *L)
     time_t now = time(NULL);
     struct tm tm;
     char text[32];
-    gmtime_r(&now, &tm);
-    strftime(text, sizeof text, luaL_optstring(L, 1, "%Y%m%dT%H%M%SZ"), &tm);
+    /* 0: the text did not fit (or is empty), and the buffer's contents are unspecified */
+    if (gmtime_r(&now, &tm) == NULL ||
+        strftime(text, sizeof text, luaL_optstring(L, 1, "%Y%m%dT%H%M%SZ"), &tm) == 0)
+        text[0] = '\0';
     lua_pushstring(L, text);
     return 1;
 }
@@ -830,7 +847,7 @@ static int sys_which(lua_State *L)
         if (len > 0 && len + strlen(program) + 2 < sizeof candidate) {
             memcpy(candidate, start, len);
             candidate[len] = '/';
-            strcpy(candidate + len + 1, program);
+            memcpy(candidate + len + 1, program, strlen(program) + 1);
             if (access(candidate, X_OK) == 0) {
                 lua_pushstring(L, candidate);
                 return 1;
@@ -849,8 +866,8 @@ static int sys_cpu_times(lua_State *L)
 {
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
-    lua_pushnumber(L, (double)usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6);
-    lua_pushnumber(L, (double)usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6);
+    lua_pushnumber(L, (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6);
+    lua_pushnumber(L, (double)usage.ru_stime.tv_sec + (double)usage.ru_stime.tv_usec / 1e6);
     return 2;
 }
 
@@ -967,6 +984,7 @@ static int sys_process_cpu(lua_State *L)
          * state is field 3, utime 14, stime 15, starttime 22 */
         char *fields = strrchr(stat, ')');
         unsigned long long utime = 0, stime = 0, start = 0;
+        /* NOLINTNEXTLINE(cert-err34-c): kernel-written decimals in range; the count is checked */
         if (!fields || sscanf(fields + 1,
                               " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d "
                               "%*d %*d %*d %llu",

@@ -37,7 +37,7 @@ static atomic_int tables_state;
 /* a(x) * b(x) mod P(x) in the reflected bit order CRCs use (bit 31 is x^0). */
 static uint32_t multiply_mod_poly(uint32_t a, uint32_t b)
 {
-    uint32_t m = 1u << 31;
+    uint32_t m = 1U << 31;
     uint32_t product = 0;
     for (;;) {
         if (a & m) {
@@ -55,7 +55,7 @@ static uint32_t multiply_mod_poly(uint32_t a, uint32_t b)
 /* x^(n * 2^k) mod P; with k = 3 that is the operator for appending n zero bytes. */
 static uint32_t x_pow_mod_poly(uint64_t n, unsigned k)
 {
-    uint32_t p = 1u << 31;
+    uint32_t p = 1U << 31;
     while (n) {
         if (n & 1) {
             p = multiply_mod_poly(x2n_table[k], p);
@@ -92,7 +92,7 @@ static void build_tables(void)
         }
     }
 
-    uint32_t p = 1u << 30; /* x^1 */
+    uint32_t p = 1U << 30; /* x^1 */
     x2n_table[0] = p;
     for (size_t k = 1; k < sizeof x2n_table / sizeof x2n_table[0]; k++) {
         p = multiply_mod_poly(p, p);

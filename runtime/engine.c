@@ -276,7 +276,8 @@ static void close_partial_second(struct cm_engine *engine)
 static void account(struct cm_engine *engine, struct cm_op *op)
 {
     struct cm_engine_result *result = engine->result;
-    engine->ops->complete(engine->target, op);
+    if (engine->ops->complete) /* optional: targets with nothing to release or verify */
+        engine->ops->complete(engine->target, op);
     engine->in_flight--;
     engine->finished++;
     engine->free_slots[engine->n_free++] = op;
@@ -518,19 +519,17 @@ static void *watchdog_main(void *arg)
     return NULL;
 }
 
-int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_ops *ops,
-                  void *target, struct cm_engine_result *result)
+/* The run's state with its queues, slots' storage and histograms (the slots are not set up
+ * yet: see engine_init_slots). On the heap: if in-flight ops must be abandoned, late
+ * completions still find it. Returns NULL when out of memory, with nothing left allocated but
+ * what cm_engine_result_free releases in `result`. */
+static struct cm_engine *engine_new(const struct cm_engine_config *config,
+                                    const struct cm_target_ops *ops, void *target,
+                                    struct cm_engine_result *result)
 {
-    unsigned initialized = 0;
-    int rc = 0;
-    memset(result, 0, sizeof *result);
-    if (config->depth < 1 || ops->version != CM_TARGET_OPS_VERSION)
-        return -EINVAL;
-    /* on the heap: if in-flight ops must be abandoned, late completions still find it */
     struct cm_engine *engine = calloc(1, sizeof *engine);
     if (!engine)
-        return -ENOMEM;
-
+        return NULL;
     engine->config = config;
     engine->ops = ops;
     engine->target = target;
@@ -545,6 +544,7 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     engine->watchdog_fd = -1;
     engine->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     engine->slots = calloc(config->depth, sizeof *engine->slots);
+    /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers to slots, on purpose */
     engine->free_slots = calloc(config->depth, sizeof *engine->free_slots);
     engine->second_hist = cm_hist_new();
     result->latency = cm_hist_new();
@@ -555,30 +555,42 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     if (engine->wake_fd < 0 || !engine->slots || !engine->free_slots || !engine->second_hist ||
         !result->latency || !result->latency_read || !result->latency_write ||
         (config->rate > 0 && !result->latency_uncorrected)) {
-        rc = -ENOMEM;
-        goto out;
+        if (engine->wake_fd >= 0)
+            close(engine->wake_fd);
+        free(engine->slots);
+        free(engine->free_slots);
+        cm_hist_free(engine->second_hist);
+        free(engine);
+        return NULL;
     }
-    for (; initialized < config->depth; initialized++) {
-        struct cm_op *op = &engine->slots[initialized];
+    return engine;
+}
+
+/* Runs the target's slot_init on every slot; *initialized counts those set up (to be
+ * finished), also on failure. 0 or the -errno of the slot that failed. */
+static int engine_init_slots(struct cm_engine *engine, unsigned *initialized)
+{
+    const struct cm_engine_config *config = engine->config;
+    for (; *initialized < config->depth; (*initialized)++) {
+        struct cm_op *op = &engine->slots[*initialized];
         op->engine = engine;
-        op->slot = initialized;
-        if (ops->slot_init && (rc = ops->slot_init(target, op)) < 0)
-            goto out;
+        op->slot = *initialized;
+        int rc = engine->ops->slot_init ? engine->ops->slot_init(engine->target, op) : 0;
+        if (rc < 0)
+            return rc;
     }
     /* free slots are taken from the end: slot 0 first */
     for (unsigned i = 0; i < config->depth; i++)
         engine->free_slots[i] = &engine->slots[config->depth - 1 - i];
     engine->n_free = config->depth;
+    return 0;
+}
 
-    /* the loop thread's timers fire when asked, not up to 50 us later (the default slack) */
-    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    struct rusage usage_before, usage_after;
-    bool instrumented = phase_instrumentation();
-#ifdef CM_PHASE_INSTRUMENTATION
-    if (instrumented)
-        CALLGRIND_START_INSTRUMENTATION;
-#endif
-    getrusage(RUSAGE_SELF, &usage_before);
+/* Starts the run's clock: the start, the end of warm-up, the stop time, the first second's
+ * end and, in open loop, the first op's intended start. */
+static void engine_start_clock(struct cm_engine *engine)
+{
+    const struct cm_engine_config *config = engine->config;
     engine->start_ns = cm_now_ns();
     engine->warmup_end_ns = engine->start_ns + (uint64_t)(fmax(0, config->warmup) * 1e9);
     engine->stop_ns =
@@ -591,19 +603,30 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
         engine->next_intended_ns = engine->start_ns;
     }
     engine->last_completion_ns = engine->start_ns;
-
-    uint64_t drain_deadline = UINT64_MAX, interrupt_deadline = UINT64_MAX;
     double drain_timeout = config->drain_timeout > 0 ? config->drain_timeout : 60;
     engine->drain_timeout_ns = (uint64_t)(drain_timeout * 1e9);
-    if (engine->blocking) {
-        engine->watchdog_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (engine->watchdog_fd < 0 ||
-            pthread_create(&engine->watchdog, NULL, watchdog_main, engine) != 0) {
-            rc = engine->watchdog_fd < 0 ? -errno : -EAGAIN;
-            goto out;
-        }
-        engine->watchdog_started = true;
-    }
+}
+
+/* A blocking run's watchdog thread (see watchdog_main). 0 or -errno. */
+static int engine_start_watchdog(struct cm_engine *engine)
+{
+    engine->watchdog_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (engine->watchdog_fd < 0)
+        return -errno;
+    if (pthread_create(&engine->watchdog, NULL, watchdog_main, engine) != 0)
+        return -EAGAIN;
+    engine->watchdog_started = true;
+    return 0;
+}
+
+/* The run: starts ops, takes completions, closes seconds and sleeps until there is work,
+ * until the run has no more work and nothing in flight, or the drain deadline passes (then
+ * the ops still in flight are abandoned, never their slots freed). */
+static void engine_loop(struct cm_engine *engine)
+{
+    const struct cm_engine_config *config = engine->config;
+    struct cm_engine_result *result = engine->result;
+    uint64_t drain_deadline = UINT64_MAX, interrupt_deadline = UINT64_MAX;
     for (;;) {
         if (atomic_load_explicit(&engine->watchdog_fired, memory_order_relaxed)) {
             /* the drain deadline passed while the loop was blocked: the seconds that
@@ -615,7 +638,7 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
         }
         start_ops(engine);
         if (engine->ops->poll)
-            engine->ops->poll(target, cm_now_ns());
+            engine->ops->poll(engine->target, cm_now_ns());
         drain_completions(engine);
         uint64_t now = cm_now_ns();
         while (now >= engine->next_second_ns) {
@@ -648,17 +671,16 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
             continue; /* slots came free: refill before sleeping */
         wait_for_work(engine, drain_deadline);
     }
-    /* a loop blocked in the target until the watchdog fired never saw the interrupt */
-    if (cm_interrupted() && !config->ignore_interrupt)
-        result->interrupted = true;
-    getrusage(RUSAGE_SELF, &usage_after);
-#ifdef CM_PHASE_INSTRUMENTATION
-    if (instrumented)
-        CALLGRIND_STOP_INSTRUMENTATION;
-#endif
-    (void)instrumented;
-    result->cpu_user_s = timeval_s(usage_after.ru_utime) - timeval_s(usage_before.ru_utime);
-    result->cpu_system_s = timeval_s(usage_after.ru_stime) - timeval_s(usage_before.ru_stime);
+}
+
+/* The result's totals and rates once the loop is over; `usage_before` and `usage_after`
+ * bracket the run's CPU. */
+static void engine_summarize(struct cm_engine *engine, const struct rusage *usage_before,
+                             const struct rusage *usage_after)
+{
+    struct cm_engine_result *result = engine->result;
+    result->cpu_user_s = timeval_s(usage_after->ru_utime) - timeval_s(usage_before->ru_utime);
+    result->cpu_system_s = timeval_s(usage_after->ru_stime) - timeval_s(usage_before->ru_stime);
     result->ops_all = engine->total_ok_all;
     result->bytes_all = engine->total_bytes_all;
     result->drained = engine->in_flight == 0;
@@ -680,8 +702,16 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
         result->iops = (double)result->ops / result->elapsed_s;
     }
     summarize_series(result);
+}
 
-out:
+/* Stops the watchdog and releases the run. Slots, their target state, the wake-up fd and
+ * the engine itself are kept when ops are still in flight: a library may still write into
+ * the slots' buffers or complete into the queue; leaking them is the only safe choice, and
+ * the result says the run was not drained. */
+static void engine_release(struct cm_engine *engine, unsigned initialized)
+{
+    const struct cm_target_ops *ops = engine->ops;
+    bool quiet = engine->result->drained || engine->in_flight == 0;
     if (engine->watchdog_started) {
         atomic_store(&engine->watchdog_exit, true);
         watchdog_signal(engine);
@@ -689,21 +719,62 @@ out:
     }
     if (engine->watchdog_fd >= 0)
         close(engine->watchdog_fd);
-    if (result->drained || engine->in_flight == 0) {
+    if (quiet) {
         for (unsigned i = 0; i < initialized; i++)
             if (ops->slot_fini)
-                ops->slot_fini(target, &engine->slots[i]);
+                ops->slot_fini(engine->target, &engine->slots[i]);
         free(engine->slots);
     }
-    /* else: a library may still write into the slots' buffers; leaking them is the only
-     * safe choice, and the result says the run was not drained */
     free(engine->free_slots);
     cm_hist_free(engine->second_hist);
-    if (result->drained || engine->in_flight == 0) {
-        if (engine->wake_fd >= 0)
-            close(engine->wake_fd);
+    if (quiet) {
+        close(engine->wake_fd);
         free(engine);
     }
+}
+
+int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_ops *ops,
+                  void *target, struct cm_engine_result *result)
+{
+    unsigned initialized = 0;
+    memset(result, 0, sizeof *result);
+    if (config->depth < 1 || ops->version != CM_TARGET_OPS_VERSION)
+        return -EINVAL;
+    struct cm_engine *engine = engine_new(config, ops, target, result);
+    if (!engine) {
+        cm_engine_result_free(result);
+        return -ENOMEM;
+    }
+    int rc = engine_init_slots(engine, &initialized);
+    if (rc < 0)
+        goto out;
+
+    /* the loop thread's timers fire when asked, not up to 50 us later (the default slack) */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    struct rusage usage_before, usage_after;
+    bool instrumented = phase_instrumentation();
+#ifdef CM_PHASE_INSTRUMENTATION
+    if (instrumented)
+        CALLGRIND_START_INSTRUMENTATION;
+#endif
+    getrusage(RUSAGE_SELF, &usage_before);
+    engine_start_clock(engine);
+    if (engine->blocking && (rc = engine_start_watchdog(engine)) < 0)
+        goto out;
+    engine_loop(engine);
+    /* a loop blocked in the target until the watchdog fired never saw the interrupt */
+    if (cm_interrupted() && !config->ignore_interrupt)
+        result->interrupted = true;
+    getrusage(RUSAGE_SELF, &usage_after);
+#ifdef CM_PHASE_INSTRUMENTATION
+    if (instrumented)
+        CALLGRIND_STOP_INSTRUMENTATION;
+#endif
+    (void)instrumented;
+    engine_summarize(engine, &usage_before, &usage_after);
+
+out:
+    engine_release(engine, initialized);
     if (rc < 0)
         cm_engine_result_free(result);
     return rc;

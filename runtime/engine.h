@@ -5,11 +5,14 @@
  * per-second series.
  *
  * Threading: the engine loop runs on the calling thread. Targets whose libraries complete
- * ops on their own threads (librbd) call cm_engine_complete() from there; it only
- * timestamps, pushes onto a lock-free queue and wakes the loop. Targets with a block hook
- * (librados) instead let the loop wait for their oldest op itself and report completions
- * from the loop thread; a watchdog thread bounds that wait by the drain deadline.
- * Everything else (accounting, verification, resubmission) happens on the loop thread. */
+ * ops on their own threads (librados callbacks in open loop, scripted workers' rbd ops) call
+ * cm_engine_complete() from there; it only timestamps, pushes onto a lock-free queue and
+ * wakes the loop. Targets whose library signals a descriptor (the rbd target: librbd writes
+ * the image's event fd, see rbd_image.h) give it to the loop through wait_fd and report
+ * completions from poll, on the loop thread. Targets with a block hook (librados in closed
+ * loop) let the loop wait for their oldest op itself and report completions from the loop
+ * thread; a watchdog thread bounds that wait by the drain deadline. Everything else
+ * (accounting, verification, resubmission) happens on the loop thread. */
 #ifndef CEPHMARK_ENGINE_H
 #define CEPHMARK_ENGINE_H
 
@@ -59,8 +62,9 @@ struct cm_target_ops {
      * CM_TARGET_DONE when there is no more work, CM_TARGET_SLOT_DONE when this slot has
      * none, or -errno when it failed at once. */
     int (*submit)(void *self, struct cm_op *op);
-    /* On the loop thread after completion: releases per-op library state and verifies
-     * read data (setting op->verify_failed). May adjust op->result. */
+    /* Optional (NULL when the target has nothing to do there): on the loop thread after
+     * completion, releases per-op library state and verifies read data (setting
+     * op->verify_failed). May adjust op->result. */
     void (*complete)(void *self, struct cm_op *op);
     /* Optional, for targets that complete work on the loop thread (null delays, curl):
      * the earliest time it needs the loop to call poll, or UINT64_MAX. */

@@ -41,13 +41,13 @@
 #define CRC_SIZE         4
 
 /* The index formula assumes the lowest tracked value sits in the first group (width 1). */
-_Static_assert(LOWEST >= SUB_BUCKET_COUNT && LOWEST < 2 * SUB_BUCKET_COUNT,
+_Static_assert(LOWEST >= SUB_BUCKET_COUNT && LOWEST < 2ULL * SUB_BUCKET_COUNT,
                "lowest tracked value must lie in [512, 1024)");
 /* 3.6e12 lies in [2^41, 2^42): shift 32, top bits 838. */
-_Static_assert((HIGHEST >> 32) >= SUB_BUCKET_COUNT && (HIGHEST >> 32) < 2 * SUB_BUCKET_COUNT,
+_Static_assert((HIGHEST >> 32) >= SUB_BUCKET_COUNT && (HIGHEST >> 32) < 2ULL * SUB_BUCKET_COUNT,
                "highest tracked value must lie in the group with shift 32");
 _Static_assert(CM_HIST_BUCKET_COUNT ==
-                   (32u << CM_HIST_SUB_BUCKET_BITS) + (HIGHEST >> 32) - LOWEST + 1,
+                   (32U << CM_HIST_SUB_BUCKET_BITS) + (HIGHEST >> 32) - LOWEST + 1,
                "CM_HIST_BUCKET_COUNT must end exactly at the highest tracked value");
 /* cm_hist_equal compares with memcmp, which is only sound without padding. */
 _Static_assert(sizeof(cm_hist) == (10 + CM_HIST_BUCKET_COUNT) * sizeof(uint64_t),
@@ -67,7 +67,7 @@ static const unsigned char format_magic[4] = {'C', 'M', 'H', 'G'};
 static inline unsigned highest_bit(uint64_t v)
 {
 #if defined(__GNUC__) || defined(__clang__)
-    return 63u - (unsigned)__builtin_clzll(v);
+    return 63U - (unsigned)__builtin_clzll(v);
 #else
     unsigned bit = 0;
     for (unsigned step = 32; step > 0; step /= 2) {
@@ -519,14 +519,14 @@ enum {
 
 static uint32_t crc32c(const unsigned char *data, size_t length)
 {
-    uint32_t crc = 0xffffffffu;
+    uint32_t crc = 0xffffffffU;
     for (size_t i = 0; i < length; i++) {
         crc ^= data[i];
         for (int bit = 0; bit < 8; bit++) {
-            crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1u)));
+            crc = (crc >> 1) ^ (0x82f63b78U & (0U - (crc & 1U)));
         }
     }
-    return crc ^ 0xffffffffu;
+    return crc ^ 0xffffffffU;
 }
 
 static size_t varint_size(uint64_t v)

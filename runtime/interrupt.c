@@ -198,7 +198,8 @@ bool cm_interrupt_sleep(double seconds)
     clock_gettime(CLOCK_MONOTONIC, &start);
     while (!cm_interrupt_should_stop()) {
         clock_gettime(CLOCK_MONOTONIC, &now);
-        double elapsed = (double)(now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9;
+        double elapsed =
+            (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
         double left = seconds - elapsed;
         if (left <= 0)
             return false;

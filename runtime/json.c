@@ -332,7 +332,7 @@ static int json_number_scan(json_decoder *d, const char **stop)
 static int json_number(json_decoder *d)
 {
     const char *s = d->p;
-    const char *q;
+    const char *q = s;
     if (json_number_scan(d, &q) != 0)
         return -1;
     size_t len = (size_t)(q - s);
@@ -579,6 +579,7 @@ static int json_value(json_decoder *d, int depth, int keep)
     }
 }
 
+/* NOLINTNEXTLINE(readability-non-const-parameter): json_fail writes err through the decoder */
 static int json_decode(lua_State *L, const char *text, size_t len, int keep, char *err,
                        size_t errlen)
 {
@@ -714,7 +715,7 @@ static void json_put_float(cm_walk *w, double x)
                 len += (size_t)snprintf(out + len, sizeof out - len, "%.0f", fabs(x));
             } else {
                 for (int i = 0; i <= exponent; i++)
-                    out[len++] = i < n ? digits[i] : '0';
+                    out[len++] = (char)(i < n ? digits[i] : '0');
             }
             out[len++] = '.';
             if (n > exponent + 1) {

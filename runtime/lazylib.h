@@ -59,8 +59,8 @@ int cm_lazylib_load(struct cm_lazylib *lib, char *error, size_t error_size);
     struct prefix##_table prefix##_functions;                                                      \
     static const struct cm_lazylib_symbol prefix##_symbols[] = {LIST(SYMBOL)};                     \
     struct cm_lazylib prefix##_lib = {                                                             \
-        .soname = soname_,                                                                         \
-        .package = package_,                                                                       \
+        .soname = (soname_),                                                                       \
+        .package = (package_),                                                                     \
         .table = &prefix##_functions,                                                              \
         .symbols = prefix##_symbols,                                                               \
         .n_symbols = sizeof prefix##_symbols / sizeof prefix##_symbols[0],                         \

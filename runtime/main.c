@@ -8,6 +8,7 @@
 
 #include <lualib.h>
 #include <rados/librados.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,8 @@ static const char *option_value(int argc, char **argv, int *i, const char *short
                                 const char *long_name, int *missing)
 {
     const char *arg = argv[*i];
+    if (arg == NULL) /* argv ends with NULL at argc; *i is below it */
+        return NULL;
     size_t long_len = long_name ? strlen(long_name) : 0;
     if (long_name && strncmp(arg, long_name, long_len) == 0 && arg[long_len] == '=')
         return arg + long_len + 1;
@@ -224,119 +227,139 @@ static const char *option_value(int argc, char **argv, int *i, const char *short
     return NULL;
 }
 
-/* Parses `run`'s arguments into the options table on top of the stack. */
-static int parse_run_args(lua_State *L, int argc, char **argv, const char **script_dir_out)
+/* What the option parsers below return besides an exit code (>= 0, the parse is over). */
+#define RUN_ARG_TAKEN    (-1) /* the argument (and its value) went into the options table */
+#define RUN_ARG_NOT_MINE (-2) /* another parser's, or a positional argument */
+
+/* `run`'s options without a value: the field each sets, and to what. */
+static const struct run_flag {
+    const char *name;
+    const char *field;
+    int value;
+} run_flags[] = {
+    {"-h", "help", 1},           {"--help", "help", 1},
+    {"--yes", "yes", 1},         {"--no-telemetry", "telemetry", 0},
+    {"--quiesce", "quiesce", 1},
+};
+
+/* `run`'s options whose value is taken as given: a string field, or a list appended to. */
+static const struct run_string_option {
+    const char *short_name, *long_name;
+    const char *field;
+    bool list;
+} run_string_options[] = {
+    {NULL, "--params", "params_file", false},
+    {"-c", "--conf", "conf", false},
+    {NULL, "--id", "id", false},
+    {"-k", "--keyring", "keyring", false},
+    {"-o", "--output", "output", false},
+    {"-L", NULL, "lib_dirs", true},
+    {NULL, "--agents", "agents", false},
+    {NULL, "--monitors", "monitors", false},
+    {NULL, "--control-pool", "control_pool", false},
+    {NULL, "--prometheus", "prometheus", false},
+};
+
+static int parse_run_flag(lua_State *L, const char *arg)
 {
-    const char *script = NULL;
-    lua_newtable(L);
-    lua_newtable(L);
-    lua_setfield(L, -2, "params");
-    lua_newtable(L);
-    lua_setfield(L, -2, "lib_dirs");
-    lua_newtable(L);
-    lua_setfield(L, -2, "args");
-    for (int i = 0; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *value;
-        int missing = 0;
-        if (strcmp(arg, "--") == 0) {
-            for (i++; i < argc; i++)
-                append_string(L, "args", argv[i]);
-            break;
-        } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            lua_pushboolean(L, 1);
-            lua_setfield(L, -2, "help");
-        } else if (strcmp(arg, "--yes") == 0) {
-            lua_pushboolean(L, 1);
-            lua_setfield(L, -2, "yes");
-        } else if (strcmp(arg, "--no-telemetry") == 0) {
-            lua_pushboolean(L, 0);
-            lua_setfield(L, -2, "telemetry");
-        } else if (strcmp(arg, "--quiesce") == 0) {
-            lua_pushboolean(L, 1);
-            lua_setfield(L, -2, "quiesce");
-        } else if ((value = option_value(argc, argv, &i, NULL, "--wait-clean", &missing))) {
-            double seconds = 0;
-            char reason[256];
-            if (cm_parse_duration(value, &seconds, reason, sizeof reason) < 0 || !(seconds > 0))
-                return usage_error("--wait-clean expects a duration such as 60s or 2m (or a "
-                                   "number of seconds), more than 0, got '%s'",
-                                   value);
-            lua_pushnumber(L, seconds);
-            lua_setfield(L, -2, "wait_clean");
-        } else if ((value = option_value(argc, argv, &i, "-p", "--param", &missing))) {
-            if (strchr(value, '=') == NULL || value[0] == '=')
-                return usage_error("-p expects KEY=VALUE, got '%s'", value);
-            append_string(L, "params", value);
-        } else if ((value = option_value(argc, argv, &i, NULL, "--params", &missing))) {
-            set_string_field(L, "params_file", value);
-        } else if ((value = option_value(argc, argv, &i, "-c", "--conf", &missing))) {
-            set_string_field(L, "conf", value);
-        } else if ((value = option_value(argc, argv, &i, NULL, "--id", &missing))) {
-            set_string_field(L, "id", value);
-        } else if ((value = option_value(argc, argv, &i, "-k", "--keyring", &missing))) {
-            set_string_field(L, "keyring", value);
-        } else if ((value = option_value(argc, argv, &i, NULL, "--timeout", &missing))) {
-            /* the duration parser: decimal only, so "abc", "0x10", "inf" and "1e309" fail */
-            double seconds = 0;
-            char reason[256];
-            if (cm_parse_duration(value, &seconds, reason, sizeof reason) < 0 || !(seconds > 0))
-                return usage_error("--timeout expects a positive number of seconds, got '%s'",
-                                   value);
-            lua_pushnumber(L, seconds);
-            lua_setfield(L, -2, "timeout");
-        } else if ((value = option_value(argc, argv, &i, NULL, "--repeats", &missing))) {
-            /* a bound that no run means to reach: more than 1000 needs --yes anyway */
-            long long repeats;
-            char why[160], message[768];
-            if (parse_count(value, 1, 1000000, &repeats, why, sizeof why) < 0) {
-                snprintf(message, sizeof message,
-                         "--repeats expects a whole number of repetitions from 1 to 1000000, got "
-                         "'%s'%s",
-                         value, why);
-                return usage_error("%s", message);
-            }
-            lua_pushinteger(L, (lua_Integer)repeats);
-            lua_setfield(L, -2, "repeats");
-        } else if ((value = option_value(argc, argv, &i, NULL, "--order", &missing))) {
-            if (strcmp(value, "interleaved") != 0 && strcmp(value, "fixed") != 0)
-                return usage_error("--order expects interleaved or fixed, got '%s'", value);
-            set_string_field(L, "order", value);
-        } else if ((value = option_value(argc, argv, &i, NULL, "--order-seed", &missing))) {
-            /* below 2^53: results.json keeps it exact */
-            long long seed;
-            char why[160], message[768];
-            if (parse_count(value, 0, (1LL << 53) - 1, &seed, why, sizeof why) < 0) {
-                snprintf(message, sizeof message,
-                         "--order-seed expects a whole number from 0 to %lld, got '%s'%s",
-                         (1LL << 53) - 1, value, why);
-                return usage_error("%s", message);
-            }
-            lua_pushinteger(L, (lua_Integer)seed);
-            lua_setfield(L, -2, "order_seed");
-        } else if ((value = option_value(argc, argv, &i, "-o", "--output", &missing))) {
-            set_string_field(L, "output", value);
-        } else if ((value = option_value(argc, argv, &i, "-L", NULL, &missing))) {
-            append_string(L, "lib_dirs", value);
-        } else if ((value = option_value(argc, argv, &i, NULL, "--agents", &missing))) {
-            set_string_field(L, "agents", value);
-        } else if ((value = option_value(argc, argv, &i, NULL, "--monitors", &missing))) {
-            set_string_field(L, "monitors", value);
-        } else if ((value = option_value(argc, argv, &i, NULL, "--control-pool", &missing))) {
-            set_string_field(L, "control_pool", value);
-        } else if ((value = option_value(argc, argv, &i, NULL, "--prometheus", &missing))) {
-            set_string_field(L, "prometheus", value);
-        } else if (missing) {
-            return usage_error("option %s needs a value", arg);
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return usage_error("unknown option '%s'", arg);
-        } else if (script == NULL) {
-            script = arg;
-            set_string_field(L, "script", arg);
-        } else {
-            append_string(L, "args", arg);
+    for (size_t k = 0; k < sizeof run_flags / sizeof run_flags[0]; k++) {
+        if (strcmp(arg, run_flags[k].name) == 0) {
+            lua_pushboolean(L, run_flags[k].value);
+            lua_setfield(L, -2, run_flags[k].field);
+            return RUN_ARG_TAKEN;
         }
     }
+    return RUN_ARG_NOT_MINE;
+}
+
+static int parse_run_string_option(lua_State *L, int argc, char **argv, int *i, int *missing)
+{
+    for (size_t k = 0; k < sizeof run_string_options / sizeof run_string_options[0]; k++) {
+        const struct run_string_option *option = &run_string_options[k];
+        const char *value =
+            option_value(argc, argv, i, option->short_name, option->long_name, missing);
+        if (!value)
+            continue;
+        if (option->list)
+            append_string(L, option->field, value);
+        else
+            set_string_field(L, option->field, value);
+        return RUN_ARG_TAKEN;
+    }
+    return RUN_ARG_NOT_MINE;
+}
+
+/* A positive duration option (--wait-clean, --timeout) into `field`. The duration parser is
+ * decimal only, so "abc", "0x10", "inf" and "1e309" fail. */
+static int set_duration_field(lua_State *L, const char *value, const char *field,
+                              const char *refusal)
+{
+    double seconds = 0;
+    char reason[256];
+    if (cm_parse_duration(value, &seconds, reason, sizeof reason) < 0 || !(seconds > 0))
+        return usage_error(refusal, value);
+    lua_pushnumber(L, seconds);
+    lua_setfield(L, -2, field);
+    return RUN_ARG_TAKEN;
+}
+
+/* A whole-number option (--repeats, --order-seed) from min to max into `field`; `expects`
+ * is the refusal's description of the range. */
+static int set_count_field(lua_State *L, const char *option, const char *value, long long min,
+                           long long max, const char *field, const char *expects)
+{
+    long long count;
+    char why[160];
+    if (parse_count(value, min, max, &count, why, sizeof why) < 0) {
+        char message[768];
+        snprintf(message, sizeof message, "%s expects %s, got '%s'%s", option, expects, value, why);
+        return usage_error("%s", message);
+    }
+    lua_pushinteger(L, (lua_Integer)count);
+    lua_setfield(L, -2, field);
+    return RUN_ARG_TAKEN;
+}
+
+/* `run`'s options whose value is checked before it goes into the options table. */
+static int parse_run_checked_option(lua_State *L, int argc, char **argv, int *i, int *missing)
+{
+    const char *value;
+    if ((value = option_value(argc, argv, i, NULL, "--wait-clean", missing)))
+        return set_duration_field(L, value, "wait_clean",
+                                  "--wait-clean expects a duration such as 60s or 2m (or a "
+                                  "number of seconds), more than 0, got '%s'");
+    if ((value = option_value(argc, argv, i, NULL, "--timeout", missing)))
+        return set_duration_field(L, value, "timeout",
+                                  "--timeout expects a positive number of seconds, got '%s'");
+    if ((value = option_value(argc, argv, i, "-p", "--param", missing))) {
+        if (strchr(value, '=') == NULL || value[0] == '=')
+            return usage_error("-p expects KEY=VALUE, got '%s'", value);
+        append_string(L, "params", value);
+        return RUN_ARG_TAKEN;
+    }
+    if ((value = option_value(argc, argv, i, NULL, "--repeats", missing)))
+        /* a bound that no run means to reach: more than 1000 needs --yes anyway */
+        return set_count_field(L, "--repeats", value, 1, 1000000, "repeats",
+                               "a whole number of repetitions from 1 to 1000000");
+    if ((value = option_value(argc, argv, i, NULL, "--order-seed", missing))) {
+        /* below 2^53: results.json keeps it exact */
+        char expects[64];
+        snprintf(expects, sizeof expects, "a whole number from 0 to %lld", (1LL << 53) - 1);
+        return set_count_field(L, "--order-seed", value, 0, (1LL << 53) - 1, "order_seed", expects);
+    }
+    if ((value = option_value(argc, argv, i, NULL, "--order", missing))) {
+        if (strcmp(value, "interleaved") != 0 && strcmp(value, "fixed") != 0)
+            return usage_error("--order expects interleaved or fixed, got '%s'", value);
+        set_string_field(L, "order", value);
+        return RUN_ARG_TAKEN;
+    }
+    return RUN_ARG_NOT_MINE;
+}
+
+/* After the arguments: without a script, prints run's help when asked (exit 0) or refuses;
+ * with one, records the script's folder as script_dir and returns -1 to go on. */
+static int finish_run_args(lua_State *L, const char *script, const char **script_dir_out)
+{
     if (script == NULL) {
         lua_getfield(L, -1, "help");
         int help = lua_toboolean(L, -1);
@@ -360,6 +383,49 @@ static int parse_run_args(lua_State *L, int argc, char **argv, const char **scri
     *script_dir_out = lua_tostring(L, -1); /* stays alive: the options table holds it */
     lua_pop(L, 1);
     return -1;
+}
+
+/* Parses `run`'s arguments into the options table on top of the stack. Returns -1 to go
+ * on, or the exit code when the command is over (help printed, usage error). */
+static int parse_run_args(lua_State *L, int argc, char **argv, const char **script_dir_out)
+{
+    const char *script = NULL;
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_setfield(L, -2, "params");
+    lua_newtable(L);
+    lua_setfield(L, -2, "lib_dirs");
+    lua_newtable(L);
+    lua_setfield(L, -2, "args");
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        int missing = 0;
+        if (strcmp(arg, "--") == 0) {
+            for (i++; i < argc; i++)
+                append_string(L, "args", argv[i]);
+            break;
+        }
+        int rc = parse_run_flag(L, arg);
+        if (rc == RUN_ARG_NOT_MINE)
+            rc = parse_run_string_option(L, argc, argv, &i, &missing);
+        if (rc == RUN_ARG_NOT_MINE)
+            rc = parse_run_checked_option(L, argc, argv, &i, &missing);
+        if (rc >= 0)
+            return rc;
+        if (rc == RUN_ARG_TAKEN)
+            continue;
+        if (missing)
+            return usage_error("option %s needs a value", arg);
+        if (arg[0] == '-' && arg[1] != '\0')
+            return usage_error("unknown option '%s'", arg);
+        if (script == NULL) {
+            script = arg;
+            set_string_field(L, "script", arg);
+        } else {
+            append_string(L, "args", arg);
+        }
+    }
+    return finish_run_args(L, script, script_dir_out);
 }
 
 static int command_run(int argc, char **argv)

@@ -99,8 +99,8 @@ static uint64_t get_le64(const unsigned char *p)
  * op coordinates into window offsets. */
 static uint64_t mix64(uint64_t z)
 {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
 }
 
@@ -129,7 +129,7 @@ static void fill_pattern(unsigned char *pattern, size_t size, uint64_t seed)
     uint64_t s[4];
     uint64_t sm = seed;
     for (int i = 0; i < 4; i++) {
-        sm += 0x9e3779b97f4a7c15ull;
+        sm += 0x9e3779b97f4a7c15ULL;
         s[i] = mix64(sm);
     }
     for (size_t i = 0; i < size; i += 8) {
@@ -542,7 +542,7 @@ static void printable_name(char *out, size_t out_size, const char *name, size_t 
     size_t n = 0;
     for (size_t i = 0; i < len && i < limit && n + 1 < out_size; i++) {
         unsigned char c = (unsigned char)name[i];
-        out[n++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+        out[n++] = (char)((c >= 0x20 && c < 0x7f) ? c : '?');
     }
     out[n] = '\0';
     if (len > limit && n + 4 < out_size) {

@@ -128,10 +128,10 @@ typedef struct cm_payload_error {
  * calling it. */
 enum {
     /* Check headers only, skipping the crc32c pass over bodies. */
-    CM_PAYLOAD_VERIFY_SKIP_BODY = 1u << 0,
+    CM_PAYLOAD_VERIFY_SKIP_BODY = 1U << 0,
     /* Accept data written by any run (e.g. objects prefilled earlier); headerless short ops
      * cannot be checked then, since their content depends on the run id. */
-    CM_PAYLOAD_VERIFY_ANY_RUN = 1u << 1,
+    CM_PAYLOAD_VERIFY_ANY_RUN = 1U << 1,
 };
 
 /* Checks that buf (len bytes read from object at offset) holds what cm_payload_fill wrote

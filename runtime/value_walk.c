@@ -365,7 +365,7 @@ int cm_walk_float_decimal(double x, char digits[static 18], int *exponent)
         if (*c >= '0' && *c <= '9')
             digits[n++] = *c;
     }
-    *exponent = *c == 'e' ? atoi(c + 1) : 0;
+    *exponent = *c == 'e' ? (int)strtol(c + 1, NULL, 10) : 0;
     while (n > 1 && digits[n - 1] == '0')
         n--; /* the padding of a shorter form: the shortest has no trailing zero */
     digits[n] = '\0';

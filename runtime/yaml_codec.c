@@ -1176,8 +1176,8 @@ static void yaml_put_base64(cm_walk *w, const char *s, size_t len)
         if (i + 2 < len)
             group |= p[i + 2];
         char out[4] = {alphabet[(group >> 18) & 0x3F], alphabet[(group >> 12) & 0x3F],
-                       i + 1 < len ? alphabet[(group >> 6) & 0x3F] : '=',
-                       i + 2 < len ? alphabet[group & 0x3F] : '='};
+                       (char)(i + 1 < len ? alphabet[(group >> 6) & 0x3F] : '='),
+                       (char)(i + 2 < len ? alphabet[group & 0x3F] : '=')};
         cm_walk_put(w, out, sizeof out);
     }
 }
@@ -1213,7 +1213,7 @@ static void yaml_put_float(cm_walk *w, double x)
     /* %g switches to an exponent once it has more integer digits than significant ones;
      * below 1e17 such a value is integral and reads better (and exactly) as 1000.0. */
     const char *exponent = strchr(text, 'e');
-    if (exponent != NULL && exponent[1] == '+' && atoi(exponent + 2) < 17)
+    if (exponent != NULL && exponent[1] == '+' && strtol(exponent + 2, NULL, 10) < 17)
         snprintf(text, sizeof text, "%.0f", x);
     /* YAML 1.1 readers (PyYAML) only take a float with a '.' in its mantissa: 1.0e-07. */
     char out[48];

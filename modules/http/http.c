@@ -54,7 +54,7 @@ static int http_get(lua_State *L)
     const char *url = luaL_checkstring(L, 1);
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
         return luaL_argerror(L, 1, "expected an http:// or https:// URL");
-    if (strlen(url) >= CM_HTTP_URL_MAX * 8)
+    if (strlen(url) >= (size_t)CM_HTTP_URL_MAX * 8)
         return luaL_argerror(L, 1, "URL too long");
     double timeout = DEFAULT_TIMEOUT;
     if (!lua_isnoneornil(L, 2)) {

@@ -340,14 +340,14 @@ int cm_http_authenticate(struct cm_http_client *client, char *error, size_t erro
     char storage_url[CM_HTTP_URL_MAX] = "", token[CM_HTTP_TOKEN_MAX] = "";
     struct cm_http_response response = {0};
     struct header_capture capture = {&response, storage_url, token};
-    char curl_error[CURL_ERROR_SIZE] = "";
+    char curl_message[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(easy, CURLOPT_URL, client->auth_url);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(easy, CURLOPT_HEADERDATA, &capture);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &response);
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, curl_error);
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, curl_message);
     client->auth_requests++;
     CURLcode code = curl_easy_perform(easy);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, NULL);
@@ -359,9 +359,9 @@ int cm_http_authenticate(struct cm_http_client *client, char *error, size_t erro
     int rc = 0;
     long status = 0;
     if (code != CURLE_OK) {
-        char message[768];
-        rc = cm_http_transport_error(code, client->auth_url, curl_error, message, sizeof message);
-        snprintf(error, error_size, "swift auth: cannot reach %s", message);
+        char reason[768];
+        rc = cm_http_transport_error(code, client->auth_url, curl_message, reason, sizeof reason);
+        snprintf(error, error_size, "swift auth: cannot reach %s", reason);
         goto out;
     }
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);

@@ -178,7 +178,7 @@ static enum cm_http_answer_state take_head(struct cm_http_answer *answer, size_t
     bool keep_alive = head[7] == '1';
     bool chunked = false, has_length = false;
     uint64_t length = 0;
-    const char *line = memchr(head, '\n', end) + 1;
+    const char *line = (const char *)memchr(head, '\n', end) + 1;
     while (line < head + end) {
         const char *eol = memchr(line, '\n', (size_t)(head + end - line));
         size_t len = (size_t)(eol - line);

@@ -71,6 +71,7 @@ static size_t on_body(char *data, size_t size, size_t count, void *arg)
  * the same start as the op's latency. libcurl's own STARTTRANSFER_TIME counts from when it
  * picked the request up, after the op's start (by the loop's next turn, or by the connect
  * backoff). */
+/* NOLINTNEXTLINE(readability-non-const-parameter): libcurl's header callback type */
 static size_t on_header(char *data, size_t size, size_t count, void *arg)
 {
     (void)data;
@@ -92,6 +93,7 @@ static size_t on_read(char *buffer, size_t size, size_t count, void *arg)
 }
 
 /* curl asks to watch (or stop watching) a socket: mirror it in the epoll set. */
+// cppcheck-suppress constParameter ; libcurl's CURLMOPT_SOCKETFUNCTION type
 static int on_socket(CURL *easy, curl_socket_t socket, int what, void *arg, void *socket_arg)
 {
     (void)easy;

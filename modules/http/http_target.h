@@ -146,7 +146,7 @@ const char *cm_http_target_op_name(enum cm_http_target_op op);
  * size and name (<prefix>_<N>), and sets op->kind and op->length: 0, or CM_TARGET_DONE when
  * every object to put or delete was started or the run stopped on an auth failure or gave
  * up on the gateway. */
-int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint64_t *object,
+int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint64_t *out,
                            size_t *length, char *name, size_t name_size);
 /* After a refused connect a slot waits before its next attempt: 100 ms, doubling up to
  * 1.6 s, reset by a connect that succeeds (both transports). Returns the next wait. */

@@ -67,12 +67,6 @@ static int null_submit(void *self, struct cm_op *op)
     return 0;
 }
 
-static void null_complete(void *self, struct cm_op *op)
-{
-    (void)self;
-    (void)op;
-}
-
 static uint64_t null_next_deadline(void *self)
 {
     struct cm_null_target *t = self;
@@ -92,7 +86,6 @@ const struct cm_target_ops cm_null_target_ops = {
     .version = CM_TARGET_OPS_VERSION,
     .name = "null",
     .submit = null_submit,
-    .complete = null_complete,
     .next_deadline = null_next_deadline,
     .poll = null_poll,
 };

@@ -178,6 +178,7 @@ int cm_rados_osd_commands(rados_t cluster, const int *osds, size_t n, const char
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     size_t started = 0;
     pthread_mutex_lock(&batch->lock);
+    // cppcheck-suppress knownConditionTrueFalse ; workers >= 1 here (n > 0), cppcheck loses it
     for (; started < workers; started++) {
         pthread_t thread;
         batch->refs++;

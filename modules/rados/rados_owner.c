@@ -100,8 +100,9 @@ void cm_owner_describe(const struct cm_owner *owner, char *out, size_t size)
     if (owner->started > 0) {
         time_t t = (time_t)owner->started;
         struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+        if (gmtime_r(&t, &tm) == NULL ||
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+            snprintf(when, sizeof when, "at %.0f s since the epoch", (double)owner->started);
     }
     snprintf(out, size, "host %s, pid %" PRId64 ", started %s", owner->host[0] ? owner->host : "?",
              owner->pid, when);

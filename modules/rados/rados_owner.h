@@ -67,7 +67,7 @@ int cm_rados_remove_bounded(rados_ioctx_t io, const char *oid, double timeout);
  * own ioctx (its namespace fixed). */
 struct cm_owner_watch;
 int cm_owner_watch_start(rados_t cluster, int64_t pool_id, const char *nspace, const char *oid,
-                         double timeout, struct cm_owner_watch **watch);
+                         double timeout, struct cm_owner_watch **out);
 void cm_owner_watch_stop(struct cm_owner_watch *watch, double timeout);
 
 /* Asks the watchers of an owner object to answer within `timeout` seconds: 1 when one did

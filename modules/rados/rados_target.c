@@ -444,7 +444,7 @@ bool cm_rados_meta_parse(char *text, struct cm_rados_run_meta *meta)
         if (sscanf(line, "%31s %127s", key, value) != 2)
             continue;
         if (strcmp(key, "cephmark-run-metadata") == 0)
-            version = atoi(value);
+            version = (int)strtol(value, NULL, 10);
         else if (strcmp(key, "state") == 0)
             running = strcmp(value, "running") == 0;
         else if (strcmp(key, "prefix") == 0 && ++fields)

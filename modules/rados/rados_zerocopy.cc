@@ -40,7 +40,22 @@ void cm_rados_zc_buffer_free(cm_rados_zc_buffer *buffer)
 namespace
 {
 
-/* librados::AioCompletion's destructor releases the completion it wraps, but the completion
+/* The C++ view of a C completion.
+ *
+ * librados's public API has no conversion from a rados_completion_t to an AioCompletion (it
+ * has one for the ioctx, IoCtx::from_rados_ioctx_t, and the cluster, Rados::from_rados_t).
+ * The cast below relies on what the C handle is: rados_aio_create_completion2 creates a
+ * librados::AioCompletionImpl and returns its address as the handle, every C completion call
+ * casts the handle back to it (librados_c.cc), and the public C++ wrapper is nothing but that
+ * pointer (AioCompletion's public constructor from AioCompletionImpl * and its public `pc`,
+ * in librados.hpp), which is how Rados::aio_create_completion builds its own. The type is
+ * only declared in the public header, never defined, so no layout of it is assumed here:
+ * only that the handle is the object the C++ methods work on. The integration test
+ * rados_zerocopy_completion checks exactly that against the installed librados (the C and
+ * C++ calls on one completion must agree, and a C callback must receive the handle), so an
+ * upgrade that changes it fails there, not in a benchmark.
+ *
+ * librados::AioCompletion's destructor releases the completion it wraps, but the completion
  * stays the C caller's, released with rados_aio_release. The wrapper therefore lives in a
  * union, whose destructor does not run its member's. */
 union CompletionView {
@@ -65,21 +80,22 @@ int cm_rados_zc_aio_write(rados_ioctx_t io, rados_completion_t completion,
                           const struct cm_rados_zc_write *write)
 {
     if (write->head_len > UINT_MAX || write->body_len > UINT_MAX ||
-        (write->body_len && write->body_offset + write->body_len > write->body->memory.length()))
+        (write->body_len > 0 &&
+         write->body_offset + write->body_len > write->body->memory.length()))
         return -EINVAL;
     try {
         librados::bufferlist data;
-        if (write->head_len)
+        if (write->head_len > 0)
             data.push_back(ceph::buffer::copy(reinterpret_cast<const char *>(write->head),
                                               static_cast<unsigned>(write->head_len)));
-        if (write->body_len)
+        if (write->body_len > 0)
             data.push_back(ceph::bufferptr(write->body->memory,
                                            static_cast<unsigned>(write->body_offset),
                                            static_cast<unsigned>(write->body_len)));
         librados::ObjectWriteOperation op;
-        if (write->hint_object_size)
+        if (write->hint_object_size > 0)
             op.set_alloc_hint2(write->hint_object_size, data.length(), bench_hint_flags);
-        if (write->full)
+        if (write->full != 0)
             op.write_full(data);
         else
             op.write(write->offset, data);
@@ -92,6 +108,23 @@ int cm_rados_zc_aio_write(rados_ioctx_t io, rados_completion_t completion,
         return ctx.aio_operate(object, &view.completion, &op);
     } catch (const std::bad_alloc &) {
         return -ENOMEM;
+    } catch (...) {
+        return -EIO;
+    }
+}
+
+int cm_rados_zc_completion_check(rados_completion_t completion)
+{
+    try {
+        CompletionView view(completion);
+        librados::AioCompletion &cxx = view.completion;
+        if (cxx.is_complete() != (rados_aio_is_complete(completion) != 0))
+            return -EPROTO;
+        if (cxx.get_return_value() != rados_aio_get_return_value(completion))
+            return -EPROTO;
+        if (cxx.get_version64() != rados_aio_get_version(completion))
+            return -EPROTO;
+        return 0;
     } catch (...) {
         return -EIO;
     }

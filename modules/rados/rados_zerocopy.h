@@ -53,6 +53,11 @@ struct cm_rados_zc_write {
 int cm_rados_zc_aio_write(rados_ioctx_t io, rados_completion_t completion,
                           const struct cm_rados_zc_write *write);
 
+/* Whether librados's C++ API sees a C completion as the C API does: is_complete, the return
+ * value and the version must agree (the assumption the write above rests on; see
+ * rados_zerocopy.cc). 0, or -EPROTO when they differ. For tests. */
+int cm_rados_zc_completion_check(rados_completion_t completion);
+
 #ifdef __cplusplus
 }
 #endif

@@ -280,7 +280,7 @@ int cm_rbd_create(rados_ioctx_t io, const char *name, const struct cm_rbd_create
     char default_order[16] = "22";
     if (!options->order)
         rados_conf_get(cluster, "rbd_default_order", default_order, sizeof default_order);
-    int order = options->order ? options->order : atoi(default_order);
+    int order = options->order ? options->order : (int)strtol(default_order, NULL, 10);
     uint64_t object_size = 1ULL << (order >= 12 && order <= 25 ? order : 22);
     if (!options->overcommit) {
         const char *data_pool = options->data_pool ? options->data_pool : pool;
@@ -382,6 +382,45 @@ static int effective_cache(rbd_image_t image, bool *cache, rbd_config_source_t *
     return cm_rbd_config_bool(image, "rbd_cache", cache, source);
 }
 
+/* The ioctx an image gets of its own, on `io`'s pool and namespace, with FULL_TRY: writes
+ * to a pool past its quota or to a full cluster then fail with EDQUOT or ENOSPC instead of
+ * waiting in librados until space appears, which would hang a bench and then the image's
+ * close. 0 or -errno. */
+static int open_image_ioctx(rados_ioctx_t io, rados_ioctx_t *own)
+{
+    char nspace[256];
+    int rc = rados_ioctx_create2(rados_ioctx_get_cluster(io), rados_ioctx_get_id(io), own);
+    if (rc < 0)
+        return rc;
+    int nspace_len = rados_ioctx_get_namespace(io, nspace, sizeof nspace);
+    if (nspace_len > 0 && (size_t)nspace_len < sizeof nspace)
+        rados_ioctx_set_namespace(*own, nspace);
+    rados_set_pool_full_try(*own);
+    return 0;
+}
+
+/* The sentence for an open whose rbd_cache is not the one asked for (`applied` is what
+ * librbd applied): the pool's or image's own config (rbd config pool|image set) beats the
+ * client's, and the sentence says where to look. */
+static void cache_refused(const char *name, const char *pool, bool applied,
+                          rbd_config_source_t source, char *error, size_t error_size)
+{
+    const char *by = applied ? "on" : "off", *want = applied ? "false" : "true";
+    if (source == RBD_CONFIG_SOURCE_IMAGE)
+        snprintf(error, error_size,
+                 "image '%s': rbd_cache is %s by the image's configuration (`rbd config image "
+                 "get %s/%s rbd_cache`), which overrides cache = %s",
+                 name, by, pool, name, want);
+    else if (source == RBD_CONFIG_SOURCE_POOL)
+        snprintf(error, error_size,
+                 "image '%s': rbd_cache is %s by the pool's configuration (`rbd config pool "
+                 "get %s rbd_cache`), which overrides cache = %s",
+                 name, by, pool, want);
+    else
+        snprintf(error, error_size, "image '%s': rbd_cache stayed %s, not cache = %s", name, by,
+                 want);
+}
+
 /* rbd_cache is read when an image opens: it decides whether librbd puts a cache layer in
  * the image's I/O path, for the handle's life. A client has one configuration for all its
  * images, so a per-image choice sets the option on the cluster handle around rbd_open
@@ -394,22 +433,15 @@ int cm_rbd_open(struct cm_rbd_image *image, rados_ioctx_t io, const char *name, 
     rbd_image_t handle = NULL;
     bool applied = false;
     rbd_config_source_t source = RBD_CONFIG_SOURCE_CONFIG;
-    char pool[160], previous[32] = "", nspace[256];
+    char pool[160], previous[32] = "";
     int rc, fd = -1;
     pool_name_of(io, pool, sizeof pool);
 
-    /* the image gets its own ioctx with FULL_TRY: writes to a pool past its quota or to a
-     * full cluster then fail with EDQUOT or ENOSPC instead of waiting in librados until
-     * space appears, which would hang a bench and then the image's close */
-    if ((rc = rados_ioctx_create2(cluster, rados_ioctx_get_id(io), &own)) < 0) {
+    if ((rc = open_image_ioctx(io, &own)) < 0) {
         snprintf(error, error_size, "image '%s': cannot open pool '%s': %s", name, pool,
                  strerror(-rc));
         return rc;
     }
-    int nspace_len = rados_ioctx_get_namespace(io, nspace, sizeof nspace);
-    if (nspace_len > 0 && (size_t)nspace_len < sizeof nspace)
-        rados_ioctx_set_namespace(own, nspace);
-    rados_set_pool_full_try(own);
 
     if (cache != CM_RBD_CACHE_DEFAULT) {
         if ((rc = rados_conf_get(cluster, "rbd_cache", previous, sizeof previous)) < 0 ||
@@ -442,22 +474,7 @@ int cm_rbd_open(struct cm_rbd_image *image, rados_ioctx_t io, const char *name, 
         goto fail_image;
     }
     if (cache != CM_RBD_CACHE_DEFAULT && applied != (cache == CM_RBD_CACHE_ON)) {
-        /* the pool's or image's own config (rbd config pool|image set) beats the client's */
-        const char *by = applied ? "on" : "off",
-                   *want = cache == CM_RBD_CACHE_ON ? "true" : "false";
-        if (source == RBD_CONFIG_SOURCE_IMAGE)
-            snprintf(error, error_size,
-                     "image '%s': rbd_cache is %s by the image's configuration (`rbd config image "
-                     "get %s/%s rbd_cache`), which overrides cache = %s",
-                     name, by, pool, name, want);
-        else if (source == RBD_CONFIG_SOURCE_POOL)
-            snprintf(error, error_size,
-                     "image '%s': rbd_cache is %s by the pool's configuration (`rbd config pool "
-                     "get %s rbd_cache`), which overrides cache = %s",
-                     name, by, pool, want);
-        else
-            snprintf(error, error_size, "image '%s': rbd_cache stayed %s, not cache = %s", name, by,
-                     want);
+        cache_refused(name, pool, applied, source, error, error_size);
         rc = -EINVAL;
         goto fail_image;
     }
@@ -590,5 +607,6 @@ int cm_rbd_worker_submit(struct cm_rbd_image *image, struct cm_op *op, bool writ
         return rc;
     }
     image->worker_requests++;
+    // cppcheck-suppress memleak ; the completion owns request now (worker_completed frees it)
     return 0;
 }

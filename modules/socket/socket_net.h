@@ -111,7 +111,7 @@ struct cm_net_server_options {
 struct cm_net_server;
 
 /* Binds and listens. Returns 0 or -errno with a sentence (port in use, bad address). */
-int cm_net_server_open(struct cm_net_server **server, const struct cm_net_server_options *options,
+int cm_net_server_open(struct cm_net_server **out, const struct cm_net_server_options *options,
                        char *error, size_t error_size);
 /* The port it listens on (useful with port 0). */
 int cm_net_server_port(const struct cm_net_server *server);

@@ -280,12 +280,6 @@ static int client_submit(void *self, struct cm_op *op)
     return 0;
 }
 
-static void client_complete(void *self, struct cm_op *op)
-{
-    (void)self;
-    (void)op;
-}
-
 /* Resumes the streams epoll says are ready; nothing to ask while no stream waits. */
 static void client_poll(void *self, uint64_t now_ns)
 {
@@ -313,7 +307,6 @@ const struct cm_target_ops cm_net_client_ops = {
     .name = "socket",
     .slot_init = client_slot_init,
     .submit = client_submit,
-    .complete = client_complete,
     .poll = client_poll,
     .wait_fd = client_wait_fd,
 };
