@@ -1,5 +1,8 @@
 /* The list of C Lua modules built into cephmark (see registry.h). */
 #include "registry.h"
+#include "json.h"
+#include "workers.h"
+#include "yaml_codec.h"
 
 /* one module per line, in name order (clang-format would pack them into columns) */
 // clang-format off

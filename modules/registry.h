@@ -14,7 +14,6 @@ struct cm_c_module {
 int luaopen_cephmark_control(lua_State *L);
 int luaopen_cephmark_disk(lua_State *L);
 int luaopen_cephmark_http(lua_State *L);
-int luaopen_cephmark_json(lua_State *L);
 int luaopen_cephmark_null(lua_State *L);
 int luaopen_cephmark_options(lua_State *L);
 int luaopen_cephmark_rados(lua_State *L);
@@ -23,10 +22,8 @@ int luaopen_cephmark_s3(lua_State *L);
 int luaopen_cephmark_swift(lua_State *L);
 int luaopen_cephmark_socket(lua_State *L);
 int luaopen_cephmark_sys(lua_State *L);
-/* runtime/workers.h declares it too, until that header (being rewritten) leaves it here */
-/* NOLINTNEXTLINE(readability-redundant-declaration): also in workers.h, see above */
-int luaopen_cephmark_workers(lua_State *L);
-int luaopen_cephmark_yaml(lua_State *L);
+/* cephmark.json, cephmark.yaml and cephmark.workers are the runtime's: json.h,
+ * yaml_codec.h and workers.h declare them */
 
 /* The native benches' descriptions (bench_lua.h), for cephmark.options. */
 struct cm_bench_def;

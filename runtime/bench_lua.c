@@ -247,7 +247,7 @@ void cm_bench_engine_config(lua_State *L, int index, const char *what,
     index = lua_absindex(L, index);
     luaL_checktype(L, index, LUA_TTABLE);
     memset(config, 0, sizeof *config);
-    struct engine_values v;
+    struct engine_values v = {0};
     char threads[24];
     snprintf(threads, sizeof threads, "%u", defaults->threads ? defaults->threads : 16);
     read_engine_option(L, index, "ignore_interrupt", &v, what,
@@ -516,29 +516,17 @@ void cm_result_strings(lua_State *L, const char *key, const char *strings, size_
 
 /* ---- lists, help and docs ----------------------------------------------------------------- */
 
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 void cm_bench_push_option_names(lua_State *L, const struct cm_bench_def *def)
 {
-    const char *names[128];
     size_t n = 0;
-    const struct cm_option *lists[2] = {def->options, cm_engine_options};
-    for (int l = 0; l < 2; l++)
-        for (size_t i = 0; lists[l][i].name; i++) {
-            if (n == sizeof names / sizeof names[0])
-                luaL_error(L, "%s: more than %d option names", def->what,
-                           (int)(sizeof names / sizeof names[0]));
-            names[n++] = lists[l][i].name;
-        }
-    qsort(names, n, sizeof names[0], compare_names);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushstring(L, names[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    while (def->options[n].name)
+        n++;
+    const char **own = lua_newuserdatauv(L, (n + 1) * sizeof *own, 0);
+    for (size_t i = 0; i < n; i++)
+        own[i] = def->options[i].name;
+    own[n] = NULL;
+    cm_lua_push_option_names(L, own, true);
+    lua_remove(L, -2);
 }
 
 static const char *type_name(enum cm_option_type type)

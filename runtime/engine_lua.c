@@ -185,24 +185,25 @@ static int compare_names(const void *a, const void *b)
 
 void cm_lua_push_option_names(lua_State *L, const char *const *own, bool engine)
 {
-    const char *names[128];
-    size_t n = 0;
     const char *const *lists[2] = {own, engine ? engine_options() : NULL};
+    size_t n = 0;
     for (int l = 0; l < 2; l++)
-        for (int i = 0; lists[l] && lists[l][i]; i++) {
-            if (strncmp(lists[l][i], "__", 2) == 0)
-                continue;
-            if (n == sizeof names / sizeof names[0])
-                luaL_error(L, "cm_lua_push_option_names: more than %d option names",
-                           (int)(sizeof names / sizeof names[0]));
-            names[n++] = lists[l][i];
-        }
-    qsort(names, n, sizeof names[0], compare_names);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            n++;
+    /* the names, sorted in a scratch array that Lua frees */
+    const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
+    size_t kept = 0;
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            if (strncmp(lists[l][i], "__", 2) != 0)
+                names[kept++] = lists[l][i];
+    qsort(names, kept, sizeof names[0], compare_names);
+    lua_createtable(L, (int)kept, 0);
+    for (size_t i = 0; i < kept; i++) {
         lua_pushstring(L, names[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
+    lua_remove(L, -2);
 }
 
 static void push_second(lua_State *L, const struct cm_engine_second *s)
@@ -344,10 +345,10 @@ uint64_t cm_memory_available(void)
     FILE *file = fopen("/proc/meminfo", "r");
     if (file) {
         char line[256];
-        unsigned long long kib;
+        static const char key[] = "MemAvailable:";
         while (fgets(line, sizeof line, file))
-            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
-                available = (uint64_t)kib * 1024;
+            if (strncmp(line, key, sizeof key - 1) == 0) {
+                available = (uint64_t)strtoull(line + sizeof key - 1, NULL, 10) * 1024;
                 break;
             }
         fclose(file);

@@ -26,8 +26,10 @@ static struct connection *check_connection(lua_State *L, int arg)
     struct connection *conn = NULL;
     for (int i = 0; i < 2 && !conn; i++)
         conn = luaL_testudata(L, arg, connection_types[i]);
-    if (!conn)
+    if (!conn) {
         luaL_typeerror(L, arg, "swift or s3 connection");
+        return NULL; /* not reached: luaL_typeerror raises */
+    }
     if (!conn->open)
         luaL_argerror(L, arg, "connection is closed");
     return conn;

@@ -1306,8 +1306,10 @@ static void pool_bench_new_run(struct cm_bench *b)
     lua_State *L = b->L;
     meta->block_size = o->block_size;
     meta->object_size = cm_bench_given(b, "object_size") ? o->object_size : o->block_size;
-    if (meta->block_size == 0)
+    if (meta->block_size == 0) {
         luaL_error(L, "bench: block_size must be at least 1 byte");
+        return;
+    }
     if (meta->block_size > meta->object_size)
         luaL_error(L, "bench: block_size (%I) is larger than object_size (%I)",
                    (lua_Integer)meta->block_size, (lua_Integer)meta->object_size);

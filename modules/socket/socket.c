@@ -148,8 +148,8 @@ static void socket_prepare(struct cm_bench *b)
     options->port = (int)o->port;
     options->mode = o->mode == 1 ? CM_NET_RR : o->direction == 1 ? CM_NET_RECV : CM_NET_SEND;
     uint64_t first = o->mode == 1 ? o->request_size : o->buffer_size;
-    if (first == 0 || first > (64u << 20) || o->response_size == 0 ||
-        o->response_size > (64u << 20))
+    if (first == 0 || first > (64U << 20) || o->response_size == 0 ||
+        o->response_size > (64U << 20))
         luaL_error(L,
                    "%s: buffer_size, request_size and response_size must be between 1 "
                    "byte and 64M",
