@@ -194,33 +194,35 @@ int cm_rados_wait(rados_ioctx_t io, rados_completion_t completion, double timeou
     return wait_completion(io, completion, timeout, &completed);
 }
 
+/* Runs a prepared write op on `oid` with a bounded wait, and releases it. The op's data was
+ * copied into the op: releasing it is safe even if it is still queued after a timeout
+ * (librados holds its own reference to the encoded op). */
+static int operate_bounded(rados_ioctx_t io, const char *oid, rados_write_op_t op, int flags,
+                           double timeout)
+{
+    rados_completion_t completion;
+    int rc = rados_aio_create_completion2(NULL, NULL, &completion);
+    if (rc == 0) {
+        rc = rados_aio_write_op_operate(op, io, completion, oid, NULL, flags);
+        if (rc < 0)
+            rados_aio_release(completion);
+        else
+            rc = cm_rados_wait(io, completion, timeout);
+    }
+    rados_release_write_op(op);
+    return rc;
+}
+
 int cm_rados_create(rados_ioctx_t io, const char *oid, const char *data, size_t len, bool exclusive,
                     bool full_try, double timeout)
 {
     rados_write_op_t op = rados_create_write_op();
     if (!op)
         return -ENOMEM;
-    rados_completion_t completion;
-    int rc = rados_aio_create_completion2(NULL, NULL, &completion);
-    if (rc < 0) {
-        rados_release_write_op(op);
-        return rc;
-    }
     if (exclusive)
         rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
     rados_write_op_write_full(op, data, len);
-    rc = rados_aio_write_op_operate(op, io, completion, oid, NULL,
-                                    full_try ? LIBRADOS_OPERATION_FULL_TRY : 0);
-    if (rc < 0) {
-        rados_aio_release(completion);
-        rados_release_write_op(op);
-        return rc;
-    }
-    rc = cm_rados_wait(io, completion, timeout);
-    /* the op's data was copied into the op: releasing it is safe even if it is still
-     * queued (librados holds its own reference to the encoded op) */
-    rados_release_write_op(op);
-    return rc;
+    return operate_bounded(io, oid, op, full_try ? LIBRADOS_OPERATION_FULL_TRY : 0, timeout);
 }
 
 int cm_rados_read_small(rados_ioctx_t io, const char *oid, char **data, size_t size, double timeout)
@@ -259,22 +261,8 @@ int cm_rados_remove_bounded(rados_ioctx_t io, const char *oid, double timeout)
     rados_write_op_t op = rados_create_write_op();
     if (!op)
         return -ENOMEM;
-    rados_completion_t completion;
-    int rc = rados_aio_create_completion2(NULL, NULL, &completion);
-    if (rc < 0) {
-        rados_release_write_op(op);
-        return rc;
-    }
     rados_write_op_remove(op);
-    rc = rados_aio_write_op_operate(op, io, completion, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
-    if (rc < 0) {
-        rados_aio_release(completion);
-        rados_release_write_op(op);
-        return rc;
-    }
-    rc = cm_rados_wait(io, completion, timeout);
-    rados_release_write_op(op);
-    return rc;
+    return operate_bounded(io, oid, op, LIBRADOS_OPERATION_FULL_TRY, timeout);
 }
 
 struct cm_owner_watch {
