@@ -236,6 +236,17 @@ static int json_escape(json_decoder *d, luaL_Buffer *b)
     return 0;
 }
 
+/* Ends a string buffer on an error path, leaving the stack as before luaL_buffinit. Once the
+ * buffer outgrows its first block its box is a to-be-closed slot, and Lua 5.4.4's lua_settop
+ * keeps a stale stack pointer when closing that slot moves the stack (it can, deep in a
+ * nested document): settop to below the box corrupted the stack. luaL_pushresult closes the
+ * box with lua_closeslot, which does not, and only the finished string is popped. */
+static void json_drop_buffer(luaL_Buffer *b)
+{
+    luaL_pushresult(b);
+    lua_pop(b->L, 1);
+}
+
 /* Pushes the string starting at d->p (the opening quote). */
 static int json_string(json_decoder *d)
 {
@@ -259,7 +270,6 @@ static int json_string(json_decoder *d)
     if (d->p >= d->end)
         return json_fail(d, d->end, "unexpected end of input in string");
 
-    int top = lua_gettop(L);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     luaL_addlstring(&b, run, (size_t)(d->p - run));
@@ -269,8 +279,7 @@ static int json_string(json_decoder *d)
             d->p++;
         luaL_addlstring(&b, run, (size_t)(d->p - run));
         if (d->p >= d->end) {
-            /* settop (not remove) because the buffer's box may be a to-be-closed slot. */
-            lua_settop(L, top);
+            json_drop_buffer(&b);
             return json_fail(d, d->end, "unexpected end of input in string");
         }
         unsigned char c = (unsigned char)*d->p;
@@ -280,11 +289,11 @@ static int json_string(json_decoder *d)
             return 0;
         }
         if (c < 0x20) {
-            lua_settop(L, top);
+            json_drop_buffer(&b);
             return json_fail(d, d->p, "unescaped control character 0x%02X in string", c);
         }
         if (json_escape(d, &b) != 0) {
-            lua_settop(L, top);
+            json_drop_buffer(&b);
             return -1;
         }
     }

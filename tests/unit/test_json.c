@@ -515,6 +515,50 @@ static void test_decode_errors(lua_State *L)
     CHECK_STR(tiny, "line 1 ");
 }
 
+/* A string that fails after its buffer has grown past the first block: the buffer's box must
+ * be released without corrupting the stack, which settop over the box did in Lua 5.4.4 when
+ * closing it moved the stack (at depth 14 with these strings). Each case gets a fresh state,
+ * whose stack grows from its initial size as in a real decode. */
+static void test_failed_long_strings(void)
+{
+    enum { escapes = 1200, deepest = 40 };
+    static char text[deepest + 1 + 2 * escapes + 8]; /* the longest ending has 6 bytes */
+    static const char *const endings[] = {"", "\\x", "\\ud800", "\\u12", "\\/\x01"};
+    static const char *const messages[] = {
+        "unexpected end of input in string",
+        "invalid escape \\ followed by 'x'",
+        "lone high surrogate \\uD800 (expected a low surrogate \\uDC00-\\uDFFF after it)",
+        "unexpected end of input in string",
+        "unescaped control character 0x01 in string",
+    };
+    for (int depth = 0; depth <= deepest; depth++) {
+        for (size_t e = 0; e < sizeof endings / sizeof endings[0]; e++) {
+            size_t n = 0;
+            memset(text, '[', (size_t)depth);
+            n += (size_t)depth;
+            text[n++] = '"';
+            for (int i = 0; i < escapes; i++) {
+                text[n++] = '\\';
+                text[n++] = 'n';
+            }
+            /* at the end of input, the faulty escape, the end again, the control byte */
+            size_t message_column = n + 1;
+            if (e == 3)
+                message_column = n + strlen(endings[e]) + 1;
+            else if (e == 4)
+                message_column = n + 3;
+            memcpy(text + n, endings[e], strlen(endings[e]));
+            n += strlen(endings[e]);
+            char want[160];
+            snprintf(want, sizeof want, "line 1 column %zu: %s", message_column, messages[e]);
+            lua_State *L = new_state();
+            check_decode_error(L, text, n, want);
+            CHECK(lua_gettop(L) == 0);
+            lua_close(L);
+        }
+    }
+}
+
 static void test_encode(lua_State *L)
 {
     /* Keys are sorted by bytes whatever the insertion order; integer keys of a
@@ -1026,6 +1070,7 @@ int main(void)
     test_escapes(L);
     test_numbers(L);
     test_decode_errors(L);
+    test_failed_long_strings();
     test_encode(L);
     test_pretty(L);
     test_lua_module(L);
