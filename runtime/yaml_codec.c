@@ -576,6 +576,18 @@ static int yaml_base64_value(unsigned char c)
 
 /* Pushes the bytes of a !!binary scalar; line breaks and spaces (folded or block scalars)
  * are skipped. */
+
+/* Ends a string buffer on an error path and sets the stack back to `top`. Once the buffer
+ * outgrows its first block its box is a to-be-closed slot, and Lua 5.4.4's lua_settop keeps a
+ * stale stack pointer when closing that slot moves the stack: luaL_pushresult closes the box
+ * with lua_closeslot, which does not, and the settop then only drops plain values (the same
+ * repair as json.c's json_drop_buffer). */
+static void yaml_drop_buffer(luaL_Buffer *b, int top)
+{
+    luaL_pushresult(b);
+    lua_settop(b->L, top);
+}
+
 static int yaml_push_binary(yaml_decoder *d, const char *s, size_t n, const yaml_mark_t *mark)
 {
     lua_State *L = d->L;
@@ -597,7 +609,7 @@ static int yaml_push_binary(yaml_decoder *d, const char *s, size_t n, const yaml
         }
         int v = yaml_base64_value(c);
         if (v < 0 || padding > 0) {
-            lua_settop(L, top);
+            yaml_drop_buffer(&b, top);
             return yaml_fail(d, mark, "invalid base64 in !!binary scalar (at character %zu)",
                              i + 1);
         }
@@ -610,7 +622,7 @@ static int yaml_push_binary(yaml_decoder *d, const char *s, size_t n, const yaml
         }
     }
     if (symbols % 4 != 0 || padding > 2) {
-        lua_settop(L, top);
+        yaml_drop_buffer(&b, top);
         return yaml_fail(d, mark,
                          "invalid base64 in !!binary scalar (length must be a multiple of 4)");
     }
@@ -1447,7 +1459,7 @@ int cm_yaml_load_file(lua_State *L, const char *path, char *err, size_t errlen)
             int error = errno;
             close(f->fd);
             f->fd = -1;
-            lua_settop(L, base);
+            yaml_drop_buffer(&b, base);
             return yaml_read_fail(err, errlen, path, error);
         }
         if (n == 0)
