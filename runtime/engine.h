@@ -67,7 +67,7 @@ struct cm_request {
     int status;          /* HTTP: the response status, 0 when the server answered nothing */
     const void *reply;   /* bytes the target kept for the caller (an HTTP body, an etag) ... */
     size_t reply_length; /* ... this many, valid until the caller's next request on the slot */
-    char message[256];   /* the target's words on a failure; empty: strerror of the result */
+    char message[512];   /* the target's words on a failure; empty: strerror of the result */
 };
 
 /* One op slot; the engine owns `depth` of them and reuses them for the whole run. */

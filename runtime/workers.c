@@ -150,6 +150,11 @@ struct cm_worker_target *cm_worker_target_attach(lua_State *L, int handle, const
     return target;
 }
 
+void *cm_worker_target_instance(const struct cm_worker_target *target)
+{
+    return target->instance;
+}
+
 /* The kind and length a request moves, before the target says more. */
 static void request_accounting(struct cm_op *op, const struct cm_request *request)
 {

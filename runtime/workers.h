@@ -37,6 +37,9 @@ struct cm_worker_target *cm_worker_target_attach(lua_State *L, int handle, const
                                                  const struct cm_target_ops *ops, void *instance,
                                                  void (*release)(void *instance));
 
+/* The instance given to cm_worker_target_attach. */
+void *cm_worker_target_instance(const struct cm_worker_target *target);
+
 /* Submits a copy of `request` through the attached target's submit_request and yields the
  * worker until it completes; then k(L, LUA_YIELD, context) runs. A request that fails at
  * once is accounted as a failed op and completes at once. */
