@@ -489,15 +489,16 @@ static int object_worker_submit(lua_State *L, struct connection *conn,
         if (!worker)
             return luaL_error(L, "out of memory for a worker's HTTP target");
         char error[512];
-        if (cm_http_target_init_requests(&worker->target, &conn->client, error, sizeof error) < 0) {
+        if (cm_http_target_init_requests(&worker->target, &conn->client, CM_HTTP_AUTO, error,
+                                         sizeof error) < 0) {
             cm_http_target_fini(&worker->target);
             free(worker);
             return luaL_error(L, "%s: %s", api_name(conn), error);
         }
         worker->conn = conn;
         conn->worker_targets++;
-        attached = cm_worker_target_attach(L, 1, conn, &cm_http_target_ops, &worker->target,
-                                           connection_worker_release);
+        attached = cm_worker_target_attach(L, 1, conn, cm_http_target_ops_for(&worker->target),
+                                           &worker->target, connection_worker_release);
         if (!attached)
             return luaL_error(L, "out of memory for a worker's HTTP target");
     }

@@ -629,6 +629,8 @@ static void complete_request(void *self, struct cm_op *op, struct cm_request *re
 const struct cm_http_response *cm_http_target_response(const struct cm_http_target *bench,
                                                        const struct cm_op *op)
 {
+    if (bench->transport == CM_HTTP_NATIVE)
+        return cm_http_wire_response(bench, op);
     return &bench->request_slots[op->slot]->exchange.response;
 }
 
@@ -813,16 +815,27 @@ oom:
 }
 
 int cm_http_target_init_requests(struct cm_http_target *bench, struct cm_http_client *client,
-                                 char *error, size_t error_size)
+                                 enum cm_http_transport transport, char *error, size_t error_size)
 {
     memset(bench, 0, sizeof *bench);
     bench->epoll_fd = -1;
     bench->client = client;
     bench->timer_deadline_ns = UINT64_MAX;
     bench->requests_only = true;
-    bench->transport = CM_HTTP_CURL;
+    bench->options.op = CM_HTTP_GET; /* nothing of a bench's; only what the transports read */
     if (cm_curl_load(error, error_size) < 0)
         return -ENOSYS;
+    char why[256];
+    bool native_ok = cm_http_wire_supported(client, why, sizeof why);
+    if (transport == CM_HTTP_NATIVE && !native_ok) {
+        snprintf(error, error_size, "transport \"native\" cannot serve this endpoint: %s", why);
+        return -EINVAL;
+    }
+    if (transport != CM_HTTP_CURL && native_ok) {
+        bench->transport = CM_HTTP_NATIVE;
+        return cm_http_wire_init(bench, error, error_size);
+    }
+    bench->transport = CM_HTTP_CURL;
     return setup_multi(bench, error, error_size);
 }
 

@@ -141,12 +141,14 @@ void cm_http_target_fini(struct cm_http_target *bench);
 
 /* Prepares a target that serves only requests chosen by its caller (submit_request: PUT
  * for writes, GET for reads, HEAD for stats, DELETE for removes of `container`/`name`),
- * for scripted workers, over libcurl's multi interface on the caller's loop (poll,
- * next_deadline, wait_fd). Control-request semantics: a non-2xx answer fails the op with
- * cm_http_status_errno and the request's status set, and a 401 is not retried. 0 or -errno
- * with a sentence; cm_http_target_fini in both cases. */
+ * for scripted workers, on the caller's loop (poll, next_deadline, wait_fd), over the
+ * transport a bench of the same `transport` would use (AUTO: native for Swift over http,
+ * else libcurl's multi interface; cm_http_target_ops_for gives the ops). Control-request
+ * semantics: a non-2xx answer fails the op with cm_http_status_errno and the request's
+ * status set, and a 401 is not retried. 0 or -errno with a sentence; cm_http_target_fini
+ * in both cases. */
 int cm_http_target_init_requests(struct cm_http_target *bench, struct cm_http_client *client,
-                                 char *error, size_t error_size);
+                                 enum cm_http_transport transport, char *error, size_t error_size);
 /* In or after complete_request: the whole answer to the caller slot's last request (body,
  * etag, content type, content length), valid until its next request. */
 const struct cm_http_response *cm_http_target_response(const struct cm_http_target *bench,
@@ -200,5 +202,8 @@ void cm_http_target_verify(struct cm_http_target *bench, struct cm_op *op,
 bool cm_http_wire_supported(const struct cm_http_client *client, char *why, size_t why_size);
 int cm_http_wire_init(struct cm_http_target *bench, char *error, size_t error_size);
 void cm_http_wire_fini(struct cm_http_target *bench);
+/* cm_http_target_response for the native transport. */
+const struct cm_http_response *cm_http_wire_response(const struct cm_http_target *bench,
+                                                     const struct cm_op *op);
 
 #endif
