@@ -95,7 +95,8 @@ static bool grow_body(struct cm_http_answer *answer, size_t needed)
 
 static void store(struct cm_http_answer *answer, const char *data, size_t n)
 {
-    if (answer->grow && answer->received == answer->capacity &&
+    /* only while every byte so far was kept: a body with a hole is no use */
+    if (answer->grow && answer->received <= answer->capacity &&
         answer->received + n > answer->capacity)
         grow_body(answer, answer->received + n);
     if (answer->received < answer->capacity) {
