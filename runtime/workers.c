@@ -467,7 +467,11 @@ static int workers_run(lua_State *L)
     struct cm_engine_result result;
     int rc = cm_engine_run(&config, &worker_target_ops, run, &result);
     luaL_unref(L, LUA_REGISTRYINDEX, run->fn_ref);
-    release_targets(run);
+    /* ops the engine abandoned (drain timeout) may still complete into their targets' state:
+     * like the engine's own slots, those targets (and the handles under them) are then kept
+     * for the life of the process instead of released */
+    if (rc < 0 || result.drained)
+        release_targets(run);
     if (rc < 0) {
         cm_engine_lua_finish(&bridge);
         return luaL_error(L, "workers: cannot start: %s", strerror(-rc));

@@ -2,7 +2,7 @@
 # `cephmark netserver` this test starts on loopback: request/response exchanges, sends to a
 # sink and receives from a source go through the socket target's per-request submit inside
 # workers, and are counted like a native phase's ops (kinds, bytes, one latency entry per
-# op); a connection shared by two workers at once, a closed connection and bad options get
+# op), also in one phase together with a file's I/O; a connection shared by two workers at once, a closed connection and bad options get
 # clear messages. No cluster needed.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
@@ -62,6 +62,27 @@ t.eq(r.reads, N * PER, "receives counted as reads")
 t.eq(r.bytes, N * PER * (64 + 1000) * 2, "bytes of every exchange, send and receive")
 t.eq(r.lat.count, 3 * N * PER, "one latency per op")
 
+-- one phase on two targets at once, both completing on the loop (the socket's epoll, the
+-- file's io_uring): the phase waits on both
+local disk = require "cephmark.disk"
+local file = assert(disk.open(os.getenv("DISK_DIR") .. "/mixed", { write = true, remove = true }))
+local mixed_ok = 0
+local mixed = workers.run { n = 3, fn = function(w)
+  for i = 1, 20 do
+    if w.id == 3 then
+      assert(file:write(i * 4096, string.rep("d", 4096)))
+      if file:read(i * 4096, 4096) == string.rep("d", 4096) then mixed_ok = mixed_ok + 1 end
+    elseif #conns[w.id]:request(string.rep("x", 64)) == 1000 then
+      mixed_ok = mixed_ok + 1
+    end
+  end
+end }
+file:close()
+t.eq(mixed.errors, 0, "mixed targets: no failed ops")
+t.eq(mixed.ops, 2 * 20 + 2 * 20, "mixed targets: every call was one op")
+t.eq(mixed_ok, 3 * 20, "mixed targets: every answer and read was right")
+t.eq(mixed.lat.count, 80, "mixed targets: one latency per op")
+
 -- a sink and a source
 local sink = assert(socket.connect { host = "127.0.0.1", port = port, mode = "send" })
 local source = assert(socket.connect { host = "127.0.0.1", port = port, mode = "recv",
@@ -105,7 +126,7 @@ t.raises(function() socket.connect { host = "127.0.0.1", port = port, respons_si
 t.raises(function() socket.connect { port = port } end, "host is required", "host is required")
 return t.done()
 LUA
-NET_PORT=$port run_cli 0 run "$work/test.lua"
+NET_PORT=$port DISK_DIR=$work run_cli 0 run "$work/test.lua"
 grep -q "^test.lua: [0-9]* checks, 0 failed$" "$out_file" || { fail "the Lua checks failed"; cat "$out_file" "$err_file"; }
 cat "$out_file"
 finish
