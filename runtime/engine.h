@@ -60,12 +60,12 @@ struct cm_request {
     size_t data_length;    /* ... this many */
     void *buffer;          /* where read or received bytes land: `length` bytes, or NULL
                             * when the target keeps them (HTTP bodies, see reply) */
-    size_t length;         /* bytes to read or receive; for HTTP GET an upper bound (0: none) */
+    size_t length;         /* bytes to read or receive (HTTP GET: unused, see reply) */
     /* out, set by the target when the op completes (valid in and after complete_request) */
     uint64_t size;       /* STAT: the object's size (HTTP: content length) */
     int64_t mtime;       /* STAT: the object's modification time, seconds since the epoch */
     int status;          /* HTTP: the response status, 0 when the server answered nothing */
-    const void *reply;   /* bytes the target kept for the caller (an HTTP body, an etag) ... */
+    const void *reply;   /* bytes the target kept for the caller (an HTTP body) ... */
     size_t reply_length; /* ... this many, valid until the caller's next request on the slot */
     char message[512];   /* the target's words on a failure; empty: strerror of the result */
 };
@@ -122,19 +122,20 @@ struct cm_target_ops {
      * then abandons the ops still in flight, as after any drain timeout. */
     void (*block)(void *self);
     void (*cancel_block)(void *self);
-    /* Optional pair (version 2; both or neither): one request chosen by the caller rather
-     * than by the target, for scripted workers (runtime/workers.h). `op` belongs to the
-     * caller's run, not to one of this target's: the target never touches op->target_slot
-     * and keeps its per-request state by op->slot (one request per slot at a time), made
-     * on first use and freed with the instance. The caller drives the instance's poll,
-     * next_deadline and wait_fd like the engine does, but never calls slot_init, submit,
-     * complete or block for it.
+    /* Optional (version 2; complete_request only with submit_request, and optional even
+     * then): one request chosen by the caller rather than by the target, for scripted
+     * workers (runtime/workers.h). `op` belongs to the caller's run, not to one of this
+     * target's: the target never touches op->target_slot and keeps its per-request state
+     * by op->slot (one request per slot at a time), made on first use and freed with the
+     * instance. The caller drives the instance's poll, next_deadline and wait_fd like the
+     * engine does, but never calls slot_init, submit, complete or block for it.
      * submit_request: sets op->kind and op->length as submit does and starts the request;
      * 0 when submitted (completion through cm_engine_complete, from any thread or from the
      * target's poll), or -errno when it failed at once (nothing is in flight, the request's
      * message may say why).
      * complete_request: on the loop thread after the completion; releases per-request
-     * library state and fills the request's outputs. May adjust op->result. */
+     * library state and fills the request's outputs. May adjust op->result, and op->length
+     * for a read that moved fewer bytes than asked (a short read, an HTTP body). */
     int (*submit_request)(void *self, struct cm_op *op, struct cm_request *request);
     void (*complete_request)(void *self, struct cm_op *op, struct cm_request *request);
 };
