@@ -84,6 +84,7 @@ struct cm_net_client {
     unsigned char *request_receive;
     size_t request_receive_length;
     size_t request_done;
+    bool serves_requests; /* polled by a caller's loop: take every epoll event, see poll */
 };
 
 extern const struct cm_target_ops cm_net_client_ops;

@@ -335,6 +335,7 @@ static int client_submit_request(void *self, struct cm_op *op, struct cm_request
     bool receive_part = request->verb == CM_REQUEST_RECEIVE || request->verb == CM_REQUEST_EXCHANGE;
     if (!send_part && !receive_part)
         return -EOPNOTSUPP;
+    client->serves_requests = true;
     client->request_op = op;
     client->request_send = send_part ? request->data : NULL;
     client->request_send_length = send_part ? request->data_length : 0;
@@ -347,12 +348,14 @@ static int client_submit_request(void *self, struct cm_op *op, struct cm_request
     return 0;
 }
 
-/* Resumes the streams epoll says are ready; nothing to ask while no stream waits. */
+/* Resumes the streams epoll says are ready; nothing to ask while no stream waits. A client
+ * serving requests takes its events even then: its epoll fd sits in its caller's wait set,
+ * where an event left pending would keep waking the caller's loop. */
 static void client_poll(void *self, uint64_t now_ns)
 {
     (void)now_ns;
     struct cm_net_client *client = self;
-    if (client->waiting == 0 && !client->request_op)
+    if (client->waiting == 0 && !client->request_op && !client->serves_requests)
         return;
     struct epoll_event events[64];
     int n = epoll_wait(client->epoll_fd, events, 64, 0);
