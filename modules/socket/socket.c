@@ -402,6 +402,7 @@ static int socket_connect(lua_State *L)
         return push_failure(L, error, rc);
     conn->client.options.token = NULL; /* the token lived on this function's stack */
     conn->client.options.token_len = 0;
+    conn->client.request_timeout = conn->timeout; /* the same bound inside workers */
     return 1;
 }
 
@@ -422,14 +423,16 @@ static int connection_worker_continue(lua_State *L, int status, lua_KContext con
     const struct cm_request *request = cm_worker_request(op);
     int64_t result = cm_worker_result(op);
     if (result < 0)
-        return push_failure(L,
-                            request->message[0]
-                                ? request->message
-                                : lua_pushfstring(L, "%s: %s", conn->client.peer,
-                                                  result == -ECONNRESET
-                                                      ? "the server closed the connection"
-                                                      : strerror((int)-result)),
-                            (int)result);
+        return push_failure(
+            L,
+            request->message[0]
+                ? request->message
+                : lua_pushfstring(L, "%s: %s", conn->client.peer,
+                                  result == -ECONNRESET ? "the server closed the connection"
+                                  : result == -ETIMEDOUT
+                                      ? lua_pushfstring(L, "not done within %f s", conn->timeout)
+                                      : strerror((int)-result)),
+            (int)result);
     if (request->verb == CM_REQUEST_SEND)
         lua_pushboolean(L, 1);
     else

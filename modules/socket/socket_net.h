@@ -84,7 +84,9 @@ struct cm_net_client {
     unsigned char *request_receive;
     size_t request_receive_length;
     size_t request_done;
-    bool serves_requests; /* polled by a caller's loop: take every epoll event, see poll */
+    bool serves_requests;   /* polled by a caller's loop: take every epoll event, see poll */
+    double request_timeout; /* seconds a request may take; 0: no limit */
+    uint64_t request_deadline_ns;
 };
 
 extern const struct cm_target_ops cm_net_client_ops;
@@ -106,7 +108,8 @@ void cm_net_client_close(struct cm_net_client *client);
  * or receives exactly `length` bytes on stream 0 within `timeout` seconds. 0, or -errno
  * (-ETIMEDOUT, -ECONNRESET when the server closed the stream). Inside scripted workers the
  * same stream takes requests through cm_net_client_ops' submit_request (SEND, RECEIVE,
- * EXCHANGE; one at a time: a second fails with -EBUSY). */
+ * EXCHANGE; one at a time: a second fails with -EBUSY), each failing with -ETIMEDOUT when
+ * not done within client->request_timeout seconds (0: no limit). */
 int cm_net_client_transfer(struct cm_net_client *client, bool sending, void *buffer, size_t length,
                            double timeout);
 

@@ -337,6 +337,9 @@ static int client_submit_request(void *self, struct cm_op *op, struct cm_request
         return -EOPNOTSUPP;
     client->serves_requests = true;
     client->request_op = op;
+    client->request_deadline_ns = client->request_timeout > 0
+                                      ? cm_now_ns() + (uint64_t)(client->request_timeout * 1e9)
+                                      : UINT64_MAX;
     client->request_send = send_part ? request->data : NULL;
     client->request_send_length = send_part ? request->data_length : 0;
     client->request_receive = receive_part ? request->buffer : NULL;
@@ -366,6 +369,19 @@ static void client_poll(void *self, uint64_t now_ns)
         else if (client->request_op && stream == &client->streams[0])
             advance_request(client);
     }
+    if (client->request_op && cm_now_ns() >= client->request_deadline_ns) {
+        /* the stream is left mid-exchange: its next request would read stale bytes */
+        struct cm_op *op = client->request_op;
+        client->request_op = NULL;
+        shutdown(client->streams[0].fd, SHUT_RDWR);
+        cm_engine_complete(op, -ETIMEDOUT);
+    }
+}
+
+static uint64_t client_next_deadline(void *self)
+{
+    struct cm_net_client *client = self;
+    return client->request_op ? client->request_deadline_ns : UINT64_MAX;
 }
 
 int cm_net_client_transfer(struct cm_net_client *client, bool sending, void *buffer, size_t length,
@@ -393,6 +409,7 @@ const struct cm_target_ops cm_net_client_ops = {
     .complete = client_complete,
     .poll = client_poll,
     .wait_fd = client_wait_fd,
+    .next_deadline = client_next_deadline,
     .submit_request = client_submit_request,
 };
 

@@ -2,8 +2,9 @@
 # `cephmark netserver` this test starts on loopback: request/response exchanges, sends to a
 # sink and receives from a source go through the socket target's per-request submit inside
 # workers, and are counted like a native phase's ops (kinds, bytes, one latency entry per
-# op), also in one phase together with a file's I/O; a connection shared by two workers at once, a closed connection and bad options get
-# clear messages. No cluster needed.
+# op), also in one phase together with a file's I/O; a connection shared by two workers at
+# once, an answer that never comes (the connection's timeout), a closed connection and bad
+# options get clear messages. No cluster needed.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
 work=$(mktemp -d)
@@ -99,15 +100,30 @@ t.raises(function() sink:receive(1) end, "only sends", "a sink connection does n
 t.raises(function() source:send("x") end, "only receives", "a source connection does not send")
 t.raises(function() source:request() end, "mode rr", "request needs rr")
 
--- two workers on one connection: the second is refused, and counted as failed
-local shared = conns[1]
-local messages = {}
+-- two workers on one connection: while worker 1 waits for an answer that never comes (no
+-- request was sent), worker 2's request is refused; worker 1's receive then fails at the
+-- connection's timeout. Both count as failed ops.
+local lone = assert(socket.connect { host = "127.0.0.1", port = port, request_size = 64,
+  response_size = 1000, timeout = 0.5 })
+local waiting, seen = false, {}
 local busy = workers.run { n = 2, fn = function(w)
-  local data, message = shared:request(string.rep("x", 64))
-  if not data then messages[#messages + 1] = message end
+  if w.id == 1 then
+    waiting = true
+    seen[1] = { lone:receive(1000) }
+  else
+    while not waiting do w:op() end
+    seen[2] = { lone:request(string.rep("x", 64)) }
+  end
 end }
-t.eq(busy.errors, 1, "one request failed")
-t.match(messages[1] or "", "busy with another worker's request", "saying why")
+t.eq(busy.errors, 2, "both failed")
+t.eq(seen[2][1], nil, "the second worker's request is refused")
+t.match(seen[2][2], "busy with another worker's request", "saying why")
+t.eq(seen[2][3], -16, "with EBUSY")
+t.eq(seen[1][1], nil, "a receive with no answer fails")
+t.match(seen[1][2], "not done within 0.5 s", "at the connection's timeout")
+t.eq(seen[1][3], -110, "with ETIMEDOUT")
+lone:close()
+local shared = conns[1]
 t.raises(function() workers.run { n = 1, fn = function()
   shared:request(string.rep("x", 64)); shared:close()
 end } end, "scripted workers are using this connection", "no close inside a phase")

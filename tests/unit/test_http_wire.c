@@ -424,7 +424,7 @@ static void caller_complete(void *self, struct cm_op *op)
         c->good++;
     } else if (c->bad++ == 0) {
         snprintf(c->first_error, sizeof c->first_error,
-                 "%s %s: result %lld, status %d, %zu bytes back, %s", c->put ? "PUT" : "GET",
+                 "%s %s: result %lld, status %d, %zu bytes back, %.300s", c->put ? "PUT" : "GET",
                  r->name, (long long)op->result, r->status, r->reply_length, r->message);
     }
 }
