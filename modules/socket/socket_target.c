@@ -391,8 +391,11 @@ int cm_net_client_transfer(struct cm_net_client *client, bool sending, void *buf
         return -EBADF;
     if (client->request_op)
         return -EBUSY;
-    return cm_net_transfer_all(client->streams[0].fd, buffer, length, sending,
-                               cm_now_ns() + (uint64_t)(timeout * 1e9));
+    int rc = cm_net_transfer_all(client->streams[0].fd, buffer, length, sending,
+                                 cm_now_ns() + (uint64_t)(timeout * 1e9));
+    if (rc == -ETIMEDOUT) /* cut mid-exchange, as a timed-out request is */
+        shutdown(client->streams[0].fd, SHUT_RDWR);
+    return rc;
 }
 
 static int client_wait_fd(void *self)
