@@ -531,8 +531,10 @@ void cm_bench_push_option_names(lua_State *L, const struct cm_bench_def *def)
 
 static const char *type_name(enum cm_option_type type)
 {
-    static const char *const names[] = {"size",   "duration", "integer", "boolean",
-                                        "string", "choice",   "table"};
+    static const char *const names[] = {"size",   "duration", "integer",  "boolean", "string",
+                                        "choice", "table",    "function", "number"};
+    _Static_assert(sizeof names / sizeof names[0] == CM_OPTION_NUMBER + 1,
+                   "a name for every option type");
     return names[type];
 }
 

@@ -792,3 +792,19 @@ void cm_engine_result_free(struct cm_engine_result *result)
     result->series = NULL;
     result->series_len = 0;
 }
+
+void **cm_request_slot_entry(void ***slots, size_t *n, uint32_t index)
+{
+    if (index >= *n) {
+        size_t want = *n ? *n : 16;
+        while (want <= index)
+            want *= 2;
+        void **grown = realloc(*slots, want * sizeof(void *));
+        if (!grown)
+            return NULL;
+        memset(grown + *n, 0, (want - *n) * sizeof(void *));
+        *slots = grown;
+        *n = want;
+    }
+    return &(*slots)[index];
+}

@@ -22,7 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CM_TARGET_OPS_VERSION 1
+/* Version 2 adds the optional per-request pair submit_request / complete_request and
+ * struct cm_request: one request chosen by the caller (a scripted worker), where version 1
+ * targets only chose their own ops. */
+#define CM_TARGET_OPS_VERSION 2
 
 /* What a target's submit returns when it has no more work (e.g. seq read everything). */
 #define CM_TARGET_DONE 1
@@ -33,6 +36,42 @@
 enum cm_op_kind { CM_OP_READ, CM_OP_WRITE, CM_OP_REMOVE, CM_OP_OTHER, CM_OP_KINDS };
 
 struct cm_engine;
+
+/* What a caller asks of a target through submit_request (version 2). */
+enum cm_request_verb {
+    CM_REQUEST_READ,       /* `length` bytes at `name`/`offset` into `buffer` */
+    CM_REQUEST_WRITE,      /* `data` at `name`/`offset` */
+    CM_REQUEST_WRITE_FULL, /* `data` replaces the whole object `name` */
+    CM_REQUEST_STAT,       /* size (and mtime) of `name`, or an object's headers (HTTP HEAD) */
+    CM_REQUEST_REMOVE,     /* removes `name` */
+    CM_REQUEST_SEND,       /* `data` down a stream */
+    CM_REQUEST_RECEIVE,    /* exactly `length` bytes from a stream into `buffer` */
+    CM_REQUEST_EXCHANGE,   /* `data` down a stream, then `length` bytes of answer into `buffer` */
+};
+
+/* One request chosen by the caller. The caller owns it, and it and everything it points
+ * to stay valid and unchanged from submit_request until complete_request has returned.
+ * Fields a target does not use are ignored (an rbd image has no object names, a stream no
+ * offsets); a request a target cannot serve fails at once with -EOPNOTSUPP. */
+struct cm_request {
+    /* in */
+    uint8_t verb;          /* enum cm_request_verb */
+    const char *container; /* HTTP: container or bucket; NULL elsewhere */
+    const char *name;      /* object name (rados, HTTP); NULL for byte-addressed targets */
+    uint64_t offset;       /* byte offset (rados objects, rbd images, files) */
+    const void *data;      /* bytes to write or send ... */
+    size_t data_length;    /* ... this many */
+    void *buffer;          /* where read or received bytes land: `length` bytes, or NULL
+                            * when the target keeps them (HTTP bodies, see reply) */
+    size_t length;         /* bytes to read or receive (HTTP GET: unused, see reply) */
+    /* out, set by the target when the op completes (valid in and after complete_request) */
+    uint64_t size;       /* STAT: the object's size (HTTP: content length) */
+    int64_t mtime;       /* STAT: the object's modification time, seconds since the epoch */
+    int status;          /* HTTP: the response status, 0 when the server answered nothing */
+    const void *reply;   /* bytes the target kept for the caller (an HTTP body) ... */
+    size_t reply_length; /* ... this many, valid until the caller's next request on the slot */
+    char message[512];   /* the target's words on a failure; empty: strerror of the result */
+};
 
 /* One op slot; the engine owns `depth` of them and reuses them for the whole run. */
 struct cm_op {
@@ -87,6 +126,22 @@ struct cm_target_ops {
      * then abandons the ops still in flight, as after any drain timeout. */
     void (*block)(void *self);
     void (*cancel_block)(void *self);
+    /* Optional (version 2; complete_request only with submit_request, and optional even
+     * then): one request chosen by the caller rather than by the target, for scripted
+     * workers (runtime/workers.h). `op` belongs to the caller's run, not to one of this
+     * target's: the target never touches op->target_slot and keeps its per-request state
+     * by op->slot (one request per slot at a time), made on first use and freed with the
+     * instance. The caller drives the instance's poll, next_deadline and wait_fd like the
+     * engine does, but never calls slot_init, submit, complete or block for it.
+     * submit_request: sets op->kind and op->length as submit does and starts the request;
+     * 0 when submitted (completion through cm_engine_complete, from any thread or from the
+     * target's poll), or -errno when it failed at once (nothing is in flight, the request's
+     * message may say why).
+     * complete_request: on the loop thread after the completion; releases per-request
+     * library state and fills the request's outputs. May adjust op->result, and op->length
+     * for a read that moved fewer bytes than asked (a short read, an HTTP body). */
+    int (*submit_request)(void *self, struct cm_op *op, struct cm_request *request);
+    void (*complete_request)(void *self, struct cm_op *op, struct cm_request *request);
 };
 
 struct cm_engine_second; /* below */
@@ -184,6 +239,12 @@ uint64_t cm_engine_stop_time(const struct cm_op *op);
  * target that measures more of an op than its latency (HTTP time to first byte) keeps its
  * figures to the same ops. Call it from the target's complete hook. */
 bool cm_engine_counted(const struct cm_op *op);
+
+/* The entry of op slot `index` in a target's per-slot request state (submit_request keeps
+ * its state by op->slot): grows `*slots` (an array of `*n` pointers) so that it holds the
+ * index, new entries NULL. Returns the entry, for the target to fill on first use, or NULL
+ * when out of memory. Free the entries, then the array, when the target goes. */
+void **cm_request_slot_entry(void ***slots, size_t *n, uint32_t index);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t cm_now_ns(void);

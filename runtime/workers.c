@@ -11,29 +11,55 @@
  * A worker that never yields would keep the loop inside lua_resume for ever: each
  * resumption arms the watchdog (interrupt.h) with the run's stop time, so the worker is
  * stopped there (the slot retires and the result counts it in stopped_at_deadline), and on
- * an interrupt (the run ends as interrupted, as with any other target). */
+ * an interrupt (the run ends as interrupted, as with any other target).
+ *
+ * The modules' requests go through engine targets attached to the run (one per handle,
+ * made on first use): their completions may come from library threads (librados) or on
+ * the loop thread through the target's poll (librbd's event fd, HTTP, files, sockets), so
+ * the workers target fans its own poll, next_deadline and wait_fd out to every attached
+ * target, the wait fd being an epoll set over theirs. */
 #include "workers.h"
 #include "engine_lua.h"
 #include "interrupt.h"
 #include "registry.h"
 
+#include <errno.h>
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #define WORKER_TYPE "cephmark.worker"
 
+struct worker_run;
+
+/* A module's target instance attached to the run for one handle (workers.h). */
+struct cm_worker_target {
+    const void *key;
+    const struct cm_target_ops *ops;
+    void *instance;
+    void (*release)(void *instance);
+    int handle_ref; /* keeps the module's handle alive while the instance uses it */
+    int watched_fd; /* the target's wait fd in the run's epoll set, -1 if none */
+    struct worker_run *run;
+    struct cm_worker_target *next;
+};
+
 struct worker_slot {
+    struct worker_run *run;
     lua_State *thread;
     int thread_ref; /* keeps the coroutine alive */
     int worker_ref; /* the `w` table passed to fn */
     bool started;
-    bool submitted; /* set by cm_worker_yield: the yield carries an op */
+    bool submitted; /* set by worker_yield: the yield carries an op */
     int64_t result; /* the completed op's result, kept for the continuation (the engine
                      * resets op->result before resuming the worker) */
     struct cm_op *op;
     void *scratch;
     size_t scratch_size;
+    struct cm_request request;        /* the request in flight or just completed */
+    struct cm_worker_target *pending; /* whose complete_request the request awaits */
 };
 
 struct worker_run {
@@ -43,8 +69,10 @@ struct worker_run {
     struct worker_slot *slots;
     int error_ref; /* the first worker error (message with traceback), LUA_NOREF if none */
     bool stop_on_interrupt;
-    unsigned stopped_at_deadline; /* workers stopped at the stop time without yielding */
-    unsigned first_stopped;       /* the first of them (worker id), 0 if none */
+    unsigned stopped_at_deadline;     /* workers stopped at the stop time without yielding */
+    unsigned first_stopped;           /* the first of them (worker id), 0 if none */
+    struct cm_worker_target *targets; /* attached to the run, newest first */
+    int epoll_fd;                     /* over the targets' wait fds; -1 until one has one */
 };
 
 static struct worker_slot **extra_space(lua_State *thread)
@@ -58,7 +86,9 @@ struct cm_op *cm_worker_current(lua_State *L)
     return slot && slot->thread == L ? slot->op : NULL;
 }
 
-void cm_worker_started(struct cm_op *op)
+/* Marks the op's real start: the time between resuming the worker and its submission is
+ * the script's own, not the op's. */
+static void worker_started(struct cm_op *op)
 {
     uint64_t now = cm_now_ns();
     if (op->intended_ns == op->start_ns) /* closed loop: measure from the submission */
@@ -80,11 +110,110 @@ void *cm_worker_scratch(struct cm_op *op, size_t size)
     return slot->scratch;
 }
 
-int cm_worker_yield(lua_State *L, lua_KFunction k, lua_KContext context)
+/* Yields the worker until its op completes; then k(L, LUA_YIELD, context) runs. */
+static int worker_yield(lua_State *L, lua_KFunction k, lua_KContext context)
 {
     struct worker_slot *slot = *extra_space(L);
     slot->submitted = true;
     return lua_yieldk(L, 0, context, k);
+}
+
+struct cm_worker_target *cm_worker_target_find(lua_State *L, const void *key)
+{
+    struct worker_slot *slot = *extra_space(L);
+    for (struct cm_worker_target *target = slot->run->targets; target; target = target->next)
+        if (target->key == key)
+            return target;
+    return NULL;
+}
+
+struct cm_worker_target *cm_worker_target_attach(lua_State *L, int handle, const void *key,
+                                                 const struct cm_target_ops *ops, void *instance,
+                                                 void (*release)(void *instance))
+{
+    struct worker_slot *slot = *extra_space(L);
+    struct cm_worker_target *target = calloc(1, sizeof *target);
+    if (!target) {
+        release(instance);
+        return NULL;
+    }
+    target->key = key;
+    target->ops = ops;
+    target->instance = instance;
+    target->release = release;
+    target->watched_fd = -1;
+    target->run = slot->run;
+    lua_pushvalue(L, handle);
+    target->handle_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    target->next = slot->run->targets;
+    slot->run->targets = target;
+    return target;
+}
+
+void *cm_worker_target_instance(const struct cm_worker_target *target)
+{
+    return target->instance;
+}
+
+/* The kind and length a request moves, before the target says more. */
+static void request_accounting(struct cm_op *op, const struct cm_request *request)
+{
+    switch ((enum cm_request_verb)request->verb) {
+    case CM_REQUEST_READ:
+    case CM_REQUEST_RECEIVE:
+        op->kind = CM_OP_READ;
+        op->length = request->length;
+        break;
+    case CM_REQUEST_WRITE:
+    case CM_REQUEST_WRITE_FULL:
+    case CM_REQUEST_SEND:
+        op->kind = CM_OP_WRITE;
+        op->length = request->data_length;
+        break;
+    case CM_REQUEST_REMOVE:
+        op->kind = CM_OP_REMOVE;
+        op->length = 0;
+        break;
+    case CM_REQUEST_EXCHANGE:
+        op->kind = CM_OP_OTHER;
+        op->length = request->data_length + request->length;
+        break;
+    case CM_REQUEST_STAT:
+    default:
+        op->kind = CM_OP_OTHER;
+        op->length = 0;
+        break;
+    }
+}
+
+int cm_worker_submit(lua_State *L, struct cm_worker_target *target,
+                     const struct cm_request *request, lua_KFunction k, lua_KContext context)
+{
+    struct worker_slot *slot = *extra_space(L);
+    struct cm_op *op = slot->op;
+    slot->request = *request;
+    slot->request.size = 0;
+    slot->request.mtime = 0;
+    slot->request.status = 0;
+    slot->request.reply = NULL;
+    slot->request.reply_length = 0;
+    slot->request.message[0] = '\0';
+    request_accounting(op, &slot->request);
+    worker_started(op);
+    int rc = target->ops->submit_request(target->instance, op, &slot->request);
+    if (rc < 0) {
+        slot->pending = NULL; /* nothing in flight: no complete_request */
+        cm_engine_complete(op, rc);
+    } else {
+        slot->pending = target;
+    }
+    return worker_yield(L, k, context);
+}
+
+const struct cm_request *cm_worker_request(struct cm_op *op)
+{
+    struct worker_slot *slot = op->target_slot;
+    return &slot->request;
 }
 
 static int worker_slot_init(void *self, struct cm_op *op)
@@ -92,6 +221,7 @@ static int worker_slot_init(void *self, struct cm_op *op)
     struct worker_run *run = self;
     struct worker_slot *slot = &run->slots[op->slot];
     lua_State *L = run->L;
+    slot->run = run;
     slot->op = op;
     slot->thread = lua_newthread(L);
     slot->thread_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -190,7 +320,74 @@ static void worker_complete(void *self, struct cm_op *op)
 {
     (void)self;
     struct worker_slot *slot = op->target_slot;
+    struct cm_worker_target *target = slot->pending;
+    slot->pending = NULL;
+    if (target && target->ops->complete_request)
+        target->ops->complete_request(target->instance, op, &slot->request);
     slot->result = op->result; /* the continuation turns it into Lua values when resumed */
+}
+
+/* ---- the attached targets' loop hooks, fanned out ------------------------------------- */
+
+static void worker_poll(void *self, uint64_t now_ns)
+{
+    struct worker_run *run = self;
+    for (struct cm_worker_target *target = run->targets; target; target = target->next)
+        if (target->ops->poll)
+            target->ops->poll(target->instance, now_ns);
+}
+
+static uint64_t worker_next_deadline(void *self)
+{
+    struct worker_run *run = self;
+    uint64_t earliest = UINT64_MAX;
+    for (struct cm_worker_target *target = run->targets; target; target = target->next) {
+        if (!target->ops->next_deadline)
+            continue;
+        uint64_t deadline = target->ops->next_deadline(target->instance);
+        if (deadline < earliest)
+            earliest = deadline;
+    }
+    return earliest;
+}
+
+/* One epoll set over the attached targets' wait fds, kept up to date here: a target may
+ * get its fd late (a connection made on first use) or change it. */
+static int worker_wait_fd(void *self)
+{
+    struct worker_run *run = self;
+    for (struct cm_worker_target *target = run->targets; target; target = target->next) {
+        int fd = target->ops->wait_fd ? target->ops->wait_fd(target->instance) : -1;
+        if (fd == target->watched_fd)
+            continue;
+        if (run->epoll_fd < 0 && fd >= 0) {
+            run->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+            if (run->epoll_fd < 0)
+                return -1; /* the loop still polls every turn, at least once a second */
+        }
+        if (target->watched_fd >= 0)
+            epoll_ctl(run->epoll_fd, EPOLL_CTL_DEL, target->watched_fd, NULL);
+        target->watched_fd = -1;
+        struct epoll_event event = {.events = EPOLLIN, .data.ptr = target};
+        if (fd >= 0 && epoll_ctl(run->epoll_fd, EPOLL_CTL_ADD, fd, &event) == 0)
+            target->watched_fd = fd;
+    }
+    return run->epoll_fd;
+}
+
+/* After the run: every attached target is released, newest first. */
+static void release_targets(struct worker_run *run)
+{
+    while (run->targets) {
+        struct cm_worker_target *target = run->targets;
+        run->targets = target->next;
+        target->release(target->instance);
+        luaL_unref(run->L, LUA_REGISTRYINDEX, target->handle_ref);
+        free(target);
+    }
+    if (run->epoll_fd >= 0)
+        close(run->epoll_fd);
+    run->epoll_fd = -1;
 }
 
 int64_t cm_worker_result(struct cm_op *op)
@@ -206,6 +403,9 @@ static const struct cm_target_ops worker_target_ops = {
     .slot_fini = worker_slot_fini,
     .submit = worker_submit,
     .complete = worker_complete,
+    .next_deadline = worker_next_deadline,
+    .poll = worker_poll,
+    .wait_fd = worker_wait_fd,
 };
 
 /* w:op([bytes]): a no-op that completes at once, through the engine like any op: the
@@ -227,9 +427,9 @@ static int worker_op(lua_State *L)
     lua_Integer bytes = luaL_optinteger(L, 2, 0);
     op->kind = CM_OP_OTHER;
     op->length = bytes > 0 ? (uint64_t)bytes : 0;
-    cm_worker_started(op);
+    worker_started(op);
     cm_engine_complete(op, 0);
-    return cm_worker_yield(L, worker_null_continue, 0);
+    return worker_yield(L, worker_null_continue, 0);
 }
 
 /* workers.run's own options, beside the engine's (also published as workers.run_options) */
@@ -257,6 +457,7 @@ static int workers_run(lua_State *L)
     run->L = L;
     run->n = (unsigned)n;
     run->error_ref = LUA_NOREF;
+    run->epoll_fd = -1;
     run->stop_on_interrupt = !config.ignore_interrupt;
     run->slots = lua_newuserdatauv(L, sizeof *run->slots * (size_t)n, 0);
     memset(run->slots, 0, sizeof *run->slots * (size_t)n);
@@ -266,6 +467,11 @@ static int workers_run(lua_State *L)
     struct cm_engine_result result;
     int rc = cm_engine_run(&config, &worker_target_ops, run, &result);
     luaL_unref(L, LUA_REGISTRYINDEX, run->fn_ref);
+    /* ops the engine abandoned (drain timeout) may still complete into their targets' state:
+     * like the engine's own slots, those targets (and the handles under them) are then kept
+     * for the life of the process instead of released */
+    if (rc < 0 || result.drained)
+        release_targets(run);
     if (rc < 0) {
         cm_engine_lua_finish(&bridge);
         return luaL_error(L, "workers: cannot start: %s", strerror(-rc));

@@ -20,6 +20,14 @@
 
 /* user_data of a write's linked fsync: the op pointer with its low bit set */
 #define SYNC_TAG ((uintptr_t)1)
+/* user_data of a request chosen by the caller (submit_request): the next bit */
+#define REQUEST_TAG ((uintptr_t)2)
+
+/* A caller slot's state for requests (submit_request): its O_DIRECT bounce buffer. */
+struct disk_request_slot {
+    unsigned char *bounce;
+    size_t bounce_size;
+};
 
 /* Writes of the read layout, and the most a layout may take. */
 #define LAYOUT_CHUNK (1u << 20)
@@ -412,6 +420,18 @@ failed:
 
 void cm_disk_close(struct cm_disk *disk)
 {
+    for (size_t i = 0; i < disk->n_request_slots; i++) {
+        struct disk_request_slot *slot = disk->request_slots[i];
+        if (slot)
+            free(slot->bounce);
+        free(slot);
+    }
+    free(disk->request_slots);
+    disk->request_slots = NULL;
+    disk->n_request_slots = 0;
+    free(disk->bounce);
+    disk->bounce = NULL;
+    disk->bounce_size = 0;
     if (disk->ring_ready)
         io_uring_queue_exit(&disk->ring);
     disk->ring_ready = false;
@@ -557,8 +577,10 @@ static void disk_poll(void *self, uint64_t now_ns)
         seen++;
         uintptr_t data = (uintptr_t)io_uring_cqe_get_data(cqe);
         /* NOLINTNEXTLINE(performance-no-int-to-ptr): user_data is the op pointer, tagged */
-        struct cm_op *op = (struct cm_op *)(data & ~SYNC_TAG);
-        if (data & SYNC_TAG) {
+        struct cm_op *op = (struct cm_op *)(data & ~(SYNC_TAG | REQUEST_TAG));
+        if (data & REQUEST_TAG) {
+            cm_engine_complete(op, cqe->res); /* short reads are the caller's to judge */
+        } else if (data & SYNC_TAG) {
             int64_t result = op->result < 0 ? op->result
                              : cqe->res < 0 ? cqe->res
                                             : (int64_t)op->length;
@@ -579,6 +601,210 @@ static int disk_wait_fd(void *self)
     return disk->use_uring ? disk->ring.ring_fd : -1;
 }
 
+/* ---- file handles and requests chosen by the caller ---------------------------------------- */
+
+int cm_disk_open_file(struct cm_disk *disk, const struct cm_disk_options *options, char *error,
+                      size_t error_size)
+{
+    memset(disk, 0, sizeof *disk);
+    disk->options = *options;
+    disk->options.size = 0; /* nothing is laid out or preallocated */
+    disk->options.depth = 1;
+    disk->fd = -1;
+    struct stat st;
+    if (!options->write && stat(options->path, &st) != 0 && errno == ENOENT)
+        return fail(error, error_size, -ENOENT, "cannot open %s for reading: %s", options->path,
+                    strerror(ENOENT));
+    int rc = open_path(disk, error, error_size);
+    if (rc < 0) {
+        cm_disk_close(disk);
+        return rc;
+    }
+    disk->alignment = options->direct ? direct_alignment(disk) : 1;
+    return 0;
+}
+
+/* The handle's bounce buffer for O_DIRECT, at least `length` bytes, aligned. */
+static unsigned char *grow_bounce(unsigned char **bounce, size_t *size, size_t length)
+{
+    if (*bounce != NULL && *size >= length)
+        return *bounce;
+    size_t want = length > 4096 ? (length + 4095) / 4096 * 4096 : 4096;
+    void *grown = NULL;
+    if (posix_memalign(&grown, 4096, want) != 0)
+        return NULL;
+    free(*bounce);
+    *bounce = grown;
+    *size = want;
+    return *bounce;
+}
+
+static int check_alignment(const struct cm_disk *disk, uint64_t offset, size_t length, char *error,
+                           size_t error_size)
+{
+    if (disk->alignment <= 1 || (offset % disk->alignment == 0 && length % disk->alignment == 0))
+        return 0;
+    return fail(error, error_size, -EINVAL,
+                "%s is open with direct = true: offset %" PRIu64 " and length %zu must be "
+                "multiples of %" PRIu64 " bytes",
+                disk->options.path, offset, length, disk->alignment);
+}
+
+int64_t cm_disk_file_io(struct cm_disk *disk, bool write, uint64_t offset, void *buffer,
+                        size_t length, char *error, size_t error_size)
+{
+    int rc = check_alignment(disk, offset, length, error, error_size);
+    if (rc < 0)
+        return rc;
+    void *io = buffer;
+    if (disk->alignment > 1) {
+        io = grow_bounce(&disk->bounce, &disk->bounce_size, length);
+        if (!io)
+            return fail(error, error_size, -ENOMEM, "out of memory for a %zu-byte buffer", length);
+        if (write)
+            memcpy(io, buffer, length);
+    }
+    size_t done = 0;
+    while (done < length) {
+        ssize_t n = write
+                        ? pwrite(disk->fd, (char *)io + done, length - done, (off_t)(offset + done))
+                        : pread(disk->fd, (char *)io + done, length - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return fail(error, error_size, -errno, "cannot %s %s at offset %" PRIu64 ": %s",
+                        write ? "write" : "read", disk->options.path, offset + done,
+                        strerror(errno));
+        if (n == 0) {
+            if (write)
+                return fail(error, error_size, -EIO, "cannot write %s at offset %" PRIu64 ": %s",
+                            disk->options.path, offset + done, strerror(EIO));
+            break; /* the end of the file */
+        }
+        done += (size_t)n;
+    }
+    if (!write && io != buffer)
+        memcpy(buffer, io, done);
+    return (int64_t)done;
+}
+
+int64_t cm_disk_file_size(struct cm_disk *disk)
+{
+    if (disk->block_device) {
+        uint64_t size = 0;
+        return ioctl(disk->fd, BLKGETSIZE64, &size) < 0 ? -errno : (int64_t)size;
+    }
+    struct stat st;
+    return fstat(disk->fd, &st) < 0 ? -errno : (int64_t)st.st_size;
+}
+
+#define REQUEST_RING_ENTRIES 256
+
+int cm_disk_requests_init(struct cm_disk *requests, const struct cm_disk *file, char *error,
+                          size_t error_size)
+{
+    memset(requests, 0, sizeof *requests);
+    requests->options = file->options;
+    requests->block_device = file->block_device;
+    requests->alignment = file->alignment;
+    requests->fd = fcntl(file->fd, F_DUPFD_CLOEXEC, 0);
+    if (requests->fd < 0)
+        return fail(error, error_size, -errno, "cannot use %s in workers: %s", file->options.path,
+                    strerror(errno));
+    if (file->options.engine != CM_DISK_SYNC) {
+        int rc = io_uring_queue_init(REQUEST_RING_ENTRIES, &requests->ring, 0);
+        if (rc == 0) {
+            requests->ring_ready = requests->use_uring = true;
+        } else if (file->options.engine == CM_DISK_IO_URING) {
+            return fail(error, error_size, rc,
+                        "io_uring is not available here (%s); use engine = \"sync\" or \"auto\"",
+                        strerror(-rc));
+        }
+    }
+    return 0;
+}
+
+static struct disk_request_slot *request_slot(struct cm_disk *disk, uint32_t index)
+{
+    void **entry = cm_request_slot_entry(&disk->request_slots, &disk->n_request_slots, index);
+    if (!entry)
+        return NULL;
+    if (!*entry)
+        *entry = calloc(1, sizeof(struct disk_request_slot));
+    return *entry;
+}
+
+/* Over io_uring the request is prepared here and handed to the kernel by the caller's next
+ * poll, like a bench's ops; without it, pread/pwrite complete it at once. */
+static int disk_submit_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_disk *disk = self;
+    bool write = request->verb == CM_REQUEST_WRITE;
+    if (!write && request->verb != CM_REQUEST_READ)
+        return -EOPNOTSUPP;
+    size_t length = write ? request->data_length : request->length;
+    int rc =
+        check_alignment(disk, request->offset, length, request->message, sizeof request->message);
+    if (rc < 0)
+        return rc;
+    if (!disk->options.write && write) {
+        snprintf(request->message, sizeof request->message,
+                 "%s is open for reading only (disk.open with write = true)", disk->options.path);
+        return -EBADF;
+    }
+    struct disk_request_slot *slot = request_slot(disk, op->slot);
+    if (!slot)
+        return -ENOMEM;
+    void *io = write ? (void *)request->data : request->buffer;
+    if (disk->alignment > 1) {
+        io = grow_bounce(&slot->bounce, &slot->bounce_size, length);
+        if (!io)
+            return -ENOMEM;
+        if (write)
+            memcpy(io, request->data, length);
+    }
+    op->kind = write ? CM_OP_WRITE : CM_OP_READ;
+    op->length = length;
+    if (!disk->use_uring) {
+        ssize_t n = write ? pwrite(disk->fd, io, length, (off_t)request->offset)
+                          : pread(disk->fd, io, length, (off_t)request->offset);
+        cm_engine_complete(op, n < 0 ? -errno : n);
+        return 0;
+    }
+    if (io_uring_sq_space_left(&disk->ring) < 1) {
+        io_uring_submit(&disk->ring);
+        disk->pending = 0;
+    }
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&disk->ring);
+    if (!sqe)
+        return -EBUSY;
+    if (write)
+        io_uring_prep_write(sqe, disk->fd, io, (unsigned)length, request->offset);
+    else
+        io_uring_prep_read(sqe, disk->fd, io, (unsigned)length, request->offset);
+    /* NOLINTNEXTLINE(performance-no-int-to-ptr): user_data is the op pointer, tagged */
+    io_uring_sqe_set_data(sqe, (void *)((uintptr_t)op | REQUEST_TAG));
+    disk->pending++;
+    return 0;
+}
+
+/* A write moved all of its bytes or failed; a read may be short at the end of the file. */
+static void disk_complete_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_disk *disk = self;
+    if (request->verb == CM_REQUEST_WRITE) {
+        if (op->result >= 0 && (uint64_t)op->result != request->data_length)
+            op->result = -EIO;
+        return;
+    }
+    if (op->result < 0)
+        return;
+    op->length = (uint64_t)op->result;
+    if (disk->alignment > 1)
+        memcpy(request->buffer, ((struct disk_request_slot *)disk->request_slots[op->slot])->bounce,
+               (size_t)op->result);
+}
+
 const struct cm_target_ops cm_disk_ops = {
     .version = CM_TARGET_OPS_VERSION,
     .name = "disk",
@@ -586,4 +812,6 @@ const struct cm_target_ops cm_disk_ops = {
     .submit = disk_submit,
     .poll = disk_poll,
     .wait_fd = disk_wait_fd,
+    .submit_request = disk_submit_request,
+    .complete_request = disk_complete_request,
 };

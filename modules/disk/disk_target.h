@@ -63,6 +63,12 @@ struct cm_disk {
     unsigned pending;        /* SQEs prepared and not yet submitted */
     uint64_t prepared_bytes; /* a read target's layout written by cm_disk_open */
     double prepare_seconds;
+    /* file handles (cm_disk_open_file) and requests chosen by the caller (submit_request):
+     * an aligned bounce buffer for O_DIRECT, and per caller slot, one made on first use */
+    unsigned char *bounce;
+    size_t bounce_size;
+    void **request_slots; /* struct disk_request_slot *, by op slot (cm_request_slot_entry) */
+    size_t n_request_slots;
 };
 
 extern const struct cm_target_ops cm_disk_ops;
@@ -80,6 +86,30 @@ int cm_disk_open(struct cm_disk *disk, const struct cm_disk_options *options, ch
  * failure (-errno in *rc). */
 double cm_disk_sync_end(struct cm_disk *disk, int *rc);
 void cm_disk_close(struct cm_disk *disk);
+
+/* ---- file handles (cephmark.disk's disk.open) and their requests ------------------------ */
+
+/* Opens `options->path` for reads and writes at any offset (options: path, write, direct,
+ * allow_block_device, overwrite; the rest is ignored) under cm_disk_open's rules: a missing
+ * file is created exclusively (writes only; a read of a missing file fails with -ENOENT), an
+ * existing file is only written with overwrite, a block device only with
+ * allow_block_device and never while mounted. Returns 0, or -errno with one sentence.
+ * Close with cm_disk_close. */
+int cm_disk_open_file(struct cm_disk *disk, const struct cm_disk_options *options, char *error,
+                      size_t error_size);
+/* One blocking read into `buffer` (short at the end of the file) or write of all of
+ * `length` bytes at `offset`: bytes moved, or -errno (-EINVAL with a sentence when O_DIRECT
+ * needs an alignment the request lacks). */
+int64_t cm_disk_file_io(struct cm_disk *disk, bool write, uint64_t offset, void *buffer,
+                        size_t length, char *error, size_t error_size);
+/* The file's or device's current size in bytes, or -errno. */
+int64_t cm_disk_file_size(struct cm_disk *disk);
+/* Prepares `requests` as the request target of an open file handle (submit_request: reads
+ * and writes at an offset, over io_uring when available, else pread/pwrite), on its own
+ * descriptor, so that the handle may be closed while requests are in flight. 0 or -errno
+ * with a sentence; cm_disk_close in both cases. */
+int cm_disk_requests_init(struct cm_disk *requests, const struct cm_disk *file, char *error,
+                          size_t error_size);
 
 /* Writes 3 to /proc/sys/vm/drop_caches after sync(). 0, or -errno with a sentence. */
 int cm_disk_drop_caches(char *error, size_t error_size);

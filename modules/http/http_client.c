@@ -220,12 +220,6 @@ void cm_http_easy_defaults(const struct cm_http_client *client, CURL *easy)
     }
 }
 
-struct header_capture {
-    struct cm_http_response *response;
-    char *storage_url; /* auth only */
-    char *token;       /* auth only */
-};
-
 static void trim(char *text)
 {
     size_t n = strlen(text);
@@ -256,7 +250,7 @@ static bool header_value(const char *line, size_t length, const char *name, char
 
 static size_t on_header(char *data, size_t size, size_t count, void *arg)
 {
-    struct header_capture *capture = arg;
+    struct cm_http_header_capture *capture = arg;
     size_t length = size * count;
     char value[CM_HTTP_TOKEN_MAX];
     struct cm_http_response *response = capture->response;
@@ -302,14 +296,9 @@ static size_t on_body(char *data, size_t size, size_t count, void *arg)
     return length;
 }
 
-struct upload {
-    const char *data;
-    size_t length, offset;
-};
-
 static size_t on_read(char *buffer, size_t size, size_t count, void *arg)
 {
-    struct upload *upload = arg;
+    struct cm_http_upload *upload = arg;
     size_t want = size * count, left = upload->length - upload->offset;
     if (want > left)
         want = left;
@@ -339,7 +328,7 @@ int cm_http_authenticate(struct cm_http_client *client, char *error, size_t erro
     headers = both;
     char storage_url[CM_HTTP_URL_MAX] = "", token[CM_HTTP_TOKEN_MAX] = "";
     struct cm_http_response response = {0};
-    struct header_capture capture = {&response, storage_url, token};
+    struct cm_http_header_capture capture = {&response, storage_url, token};
     char curl_message[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(easy, CURLOPT_URL, client->auth_url);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
@@ -502,11 +491,12 @@ static int finish_request(CURL *easy, CURLcode code, const char *url, const char
     return 0;
 }
 
-static int perform(struct cm_http_client *client, const char *method, const char *url,
-                   const void *body, size_t body_length, const char *const *extra_headers,
-                   struct cm_http_response *response, char *error, size_t error_size)
+int cm_http_exchange_start(const struct cm_http_client *client, struct cm_http_exchange *exchange,
+                           const char *method, const char *url, const void *body,
+                           size_t body_length, const char *const *extra_headers, char *error,
+                           size_t error_size)
 {
-    CURL *easy = client->easy;
+    CURL *easy = exchange->easy;
     curl_easy_reset(easy);
     cm_http_easy_defaults(client, easy);
     struct curl_slist *headers = NULL;
@@ -522,21 +512,23 @@ static int perform(struct cm_http_client *client, const char *method, const char
             goto oom;
         headers = grown;
     }
-    struct upload upload = {body, body_length, 0};
-    struct header_capture capture = {response, NULL, NULL};
-    char curl_error[CURL_ERROR_SIZE] = "";
-    cm_http_response_fini(response);
-    curl_easy_setopt(easy, CURLOPT_URL, url);
+    exchange->headers = headers;
+    exchange->upload = (struct cm_http_upload){body, body_length, 0};
+    exchange->capture = (struct cm_http_header_capture){&exchange->response, NULL, NULL};
+    exchange->curl_error[0] = '\0';
+    copy_text(exchange->url, sizeof exchange->url, url);
+    cm_http_response_fini(&exchange->response);
+    curl_easy_setopt(easy, CURLOPT_URL, exchange->url);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, &capture);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, &exchange->capture);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, response);
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, curl_error);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &exchange->response);
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, exchange->curl_error);
     if (strcmp(method, "PUT") == 0) {
         curl_easy_setopt(easy, CURLOPT_UPLOAD, 1L);
         curl_easy_setopt(easy, CURLOPT_READFUNCTION, on_read);
-        curl_easy_setopt(easy, CURLOPT_READDATA, &upload);
+        curl_easy_setopt(easy, CURLOPT_READDATA, &exchange->upload);
         curl_easy_setopt(easy, CURLOPT_INFILESIZE_LARGE, (curl_off_t)body_length);
     } else if (strcmp(method, "POST") == 0) {
         curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body ? (const char *)body : "");
@@ -546,14 +538,43 @@ static int perform(struct cm_http_client *client, const char *method, const char
     } else if (strcmp(method, "GET") != 0) {
         curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method);
     }
-    CURLcode code = curl_easy_perform(easy);
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, NULL);
-    curl_slist_free_all(headers);
-    return finish_request(easy, code, url, curl_error, response, error, error_size);
+    return 0;
 oom:
     curl_slist_free_all(headers);
     snprintf(error, error_size, "out of memory");
     return -ENOMEM;
+}
+
+int cm_http_exchange_finish(struct cm_http_exchange *exchange, CURLcode code, char *error,
+                            size_t error_size)
+{
+    CURL *easy = exchange->easy;
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, NULL);
+    curl_slist_free_all(exchange->headers);
+    exchange->headers = NULL;
+    return finish_request(easy, code, exchange->url, exchange->curl_error, &exchange->response,
+                          error, error_size);
+}
+
+static int perform(struct cm_http_client *client, const char *method, const char *url,
+                   const void *body, size_t body_length, const char *const *extra_headers,
+                   struct cm_http_response *response, char *error, size_t error_size)
+{
+    struct cm_http_exchange *exchange = calloc(1, sizeof *exchange);
+    if (!exchange) {
+        snprintf(error, error_size, "out of memory");
+        return -ENOMEM;
+    }
+    exchange->easy = client->easy;
+    exchange->response = *response; /* the exchange owns its buffers until it ends */
+    memset(response, 0, sizeof *response);
+    int rc = cm_http_exchange_start(client, exchange, method, url, body, body_length, extra_headers,
+                                    error, error_size);
+    if (rc == 0)
+        rc = cm_http_exchange_finish(exchange, curl_easy_perform(client->easy), error, error_size);
+    *response = exchange->response;
+    free(exchange);
+    return rc;
 }
 
 int cm_http_get(CURL *easy, const char *url, double timeout, struct cm_http_response *response,
@@ -563,7 +584,7 @@ int cm_http_get(CURL *easy, const char *url, double timeout, struct cm_http_resp
     if (timeout_ms < 1)
         timeout_ms = 1;
     char curl_error[CURL_ERROR_SIZE] = "";
-    struct header_capture capture = {response, NULL, NULL};
+    struct cm_http_header_capture capture = {response, NULL, NULL};
     cm_http_response_fini(response);
     curl_easy_reset(easy);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);

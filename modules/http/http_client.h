@@ -102,6 +102,39 @@ int cm_http_request(struct cm_http_client *client, const char *method, const cha
                     const char *const *extra_headers, struct cm_http_response *response,
                     char *error, size_t error_size);
 
+/* One request on an easy handle the caller runs itself (curl_easy_perform, or a multi
+ * handle on an event loop): the same request as cm_http_request's, without its retry on
+ * 401. start resets `easy` and sets it up (0, or -ENOMEM with a sentence); once the
+ * transfer is done, finish takes curl's code and returns like cm_http_request (0 with
+ * response.status, or -errno with a sentence naming the URL). The exchange, and the body
+ * it sends, must stay in place from start to finish; free the response with
+ * cm_http_response_fini. */
+struct cm_http_upload {
+    const char *data;
+    size_t length, offset;
+};
+struct cm_http_header_capture {
+    struct cm_http_response *response;
+    char *storage_url; /* auth only */
+    char *token;       /* auth only */
+};
+struct cm_http_exchange {
+    CURL *easy; /* set by the caller */
+    struct cm_http_response response;
+    /* private */
+    struct curl_slist *headers;
+    struct cm_http_upload upload;
+    struct cm_http_header_capture capture;
+    char curl_error[CURL_ERROR_SIZE];
+    char url[CM_HTTP_URL_MAX + 600];
+};
+int cm_http_exchange_start(const struct cm_http_client *client, struct cm_http_exchange *exchange,
+                           const char *method, const char *url, const void *body,
+                           size_t body_length, const char *const *extra_headers, char *error,
+                           size_t error_size);
+int cm_http_exchange_finish(struct cm_http_exchange *exchange, CURLcode code, char *error,
+                            size_t error_size);
+
 /* One blocking GET of an absolute URL on `easy`, a handle the caller keeps between calls so
  * that the connection is reused (it is reset here). The whole request, connecting included,
  * ends after `timeout` seconds; no proxy from the environment, no redirect followed. Returns

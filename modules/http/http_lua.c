@@ -6,6 +6,7 @@
 #include "http_target.h"
 #include "rados_target.h"
 #include "units.h"
+#include "workers.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -16,6 +17,7 @@ struct connection {
     struct cm_http_client client;
     bool open;
     bool bench_running;
+    unsigned worker_targets; /* scripted-worker phases' targets using the connection */
 };
 
 static const char *const connection_types[] = {"cephmark.swift.connection",
@@ -153,6 +155,9 @@ static int connection_close(lua_State *L)
         return luaL_typeerror(L, 1, "swift or s3 connection");
     if (conn->bench_running)
         return luaL_error(L, "close: a bench is running on this connection");
+    if (conn->worker_targets)
+        return luaL_error(L, "close: scripted workers are using this connection (close it after "
+                             "their phase)");
     if (conn->open)
         cm_http_client_fini(&conn->client);
     conn->open = false;
@@ -400,6 +405,98 @@ static int connection_list(lua_State *L)
 
 /* ---- objects ------------------------------------------------------------------------------ */
 
+/* Inside a scripted worker, put, get, head and delete go through the connection's HTTP
+ * target for the worker phase (its submit_request, see runtime/workers.h) and yield until
+ * the answer is in; the call then returns what the blocking call returns. The target is
+ * made on the connection's first use in the phase. */
+struct connection_worker_target {
+    struct cm_http_target target;
+    struct connection *conn;
+};
+
+static void connection_worker_release(void *instance)
+{
+    struct connection_worker_target *worker = instance;
+    cm_http_target_fini(&worker->target);
+    worker->conn->worker_targets--;
+    free(worker);
+}
+
+static int object_worker_continue(lua_State *L, int status, lua_KContext context)
+{
+    (void)status;
+    (void)context;
+    struct connection *conn = check_connection(L, 1);
+    struct cm_op *op = cm_worker_current(L);
+    const struct cm_request *asked = cm_worker_request(op);
+    int64_t result = cm_worker_result(op);
+    struct cm_worker_target *attached = cm_worker_target_find(L, conn);
+    struct connection_worker_target *worker = cm_worker_target_instance(attached);
+    const struct cm_http_response *response = cm_http_target_response(&worker->target, op);
+    static const char *const methods[] = {
+        [CM_REQUEST_READ] = "GET",  [CM_REQUEST_WRITE] = "PUT",     [CM_REQUEST_WRITE_FULL] = "PUT",
+        [CM_REQUEST_STAT] = "HEAD", [CM_REQUEST_REMOVE] = "DELETE",
+    };
+    if (result < 0 && asked->status)
+        return push_status_failure(L, conn, methods[asked->verb], asked->container, asked->name,
+                                   response);
+    if (result < 0)
+        return cm_lua_failure(L, result,
+                              asked->message[0] ? asked->message : strerror((int)-result));
+    switch ((enum cm_request_verb)asked->verb) {
+    case CM_REQUEST_READ:
+        lua_pushlstring(L, asked->reply ? asked->reply : "", asked->reply_length);
+        return 1;
+    case CM_REQUEST_STAT: {
+        lua_createtable(L, 0, 3);
+        lua_pushinteger(L, (lua_Integer)response->content_length);
+        lua_setfield(L, -2, "size");
+        size_t etag_length = strlen(response->etag);
+        const char *etag = response->etag;
+        if (etag_length >= 2 && etag[0] == '"' && etag[etag_length - 1] == '"') {
+            etag++;
+            etag_length -= 2;
+        }
+        lua_pushlstring(L, etag, etag_length);
+        lua_setfield(L, -2, "etag");
+        lua_pushstring(L, response->content_type);
+        lua_setfield(L, -2, "content_type");
+        return 1;
+    }
+    default:
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+}
+
+/* Submits an object call of a worker on the connection at index 1. */
+static int object_worker_submit(lua_State *L, struct connection *conn,
+                                const struct cm_request *asked)
+{
+    if (conn->bench_running)
+        return luaL_error(L, "%s: a bench is running on this connection", api_name(conn));
+    struct cm_worker_target *attached = cm_worker_target_find(L, conn);
+    if (!attached) {
+        struct connection_worker_target *worker = malloc(sizeof *worker);
+        if (!worker)
+            return luaL_error(L, "out of memory for a worker's HTTP target");
+        char error[512];
+        if (cm_http_target_init_requests(&worker->target, &conn->client, CM_HTTP_AUTO, error,
+                                         sizeof error) < 0) {
+            cm_http_target_fini(&worker->target);
+            free(worker);
+            return luaL_error(L, "%s: %s", api_name(conn), error);
+        }
+        worker->conn = conn;
+        conn->worker_targets++;
+        attached = cm_worker_target_attach(L, 1, conn, cm_http_target_ops_for(&worker->target),
+                                           &worker->target, connection_worker_release);
+        if (!attached)
+            return luaL_error(L, "out of memory for a worker's HTTP target");
+    }
+    return cm_worker_submit(L, attached, asked, object_worker_continue, 0);
+}
+
 /* conn:put(container, name, data) -> true | nil, message, code */
 static int connection_put(lua_State *L)
 {
@@ -408,6 +505,13 @@ static int connection_put(lua_State *L)
     const char *name = check_name(L, 3, "object");
     size_t length;
     const char *data = luaL_checklstring(L, 4, &length);
+    if (cm_worker_current(L))
+        return object_worker_submit(L, conn,
+                                    &(struct cm_request){.verb = CM_REQUEST_WRITE_FULL,
+                                                         .container = container,
+                                                         .name = name,
+                                                         .data = data,
+                                                         .data_length = length});
     /* no 100-continue round trip for Swift; see copy_headers in http_target.c for S3 */
     const char *headers[] = {conn->client.api == CM_HTTP_SWIFT ? "Expect:" : NULL, NULL};
     struct cm_http_response response = {0};
@@ -425,6 +529,10 @@ static int connection_get(lua_State *L)
     struct connection *conn = check_connection(L, 1);
     const char *container = check_name(L, 2, container_word(conn));
     const char *name = check_name(L, 3, "object");
+    if (cm_worker_current(L))
+        return object_worker_submit(
+            L, conn,
+            &(struct cm_request){.verb = CM_REQUEST_READ, .container = container, .name = name});
     struct cm_http_response response = {0};
     int n = request(L, conn, "GET", container, name, NULL, NULL, 0, NULL, &response);
     if (n)
@@ -440,6 +548,10 @@ static int connection_head(lua_State *L)
     struct connection *conn = check_connection(L, 1);
     const char *container = check_name(L, 2, container_word(conn));
     const char *name = check_name(L, 3, "object");
+    if (cm_worker_current(L))
+        return object_worker_submit(
+            L, conn,
+            &(struct cm_request){.verb = CM_REQUEST_STAT, .container = container, .name = name});
     struct cm_http_response response = {0};
     int n = request(L, conn, "HEAD", container, name, NULL, NULL, 0, NULL, &response);
     if (n)
@@ -467,6 +579,10 @@ static int connection_delete(lua_State *L)
     struct connection *conn = check_connection(L, 1);
     const char *container = check_name(L, 2, container_word(conn));
     const char *name = check_name(L, 3, "object");
+    if (cm_worker_current(L))
+        return object_worker_submit(
+            L, conn,
+            &(struct cm_request){.verb = CM_REQUEST_REMOVE, .container = container, .name = name});
     struct cm_http_response response = {0};
     int n = request(L, conn, "DELETE", container, name, NULL, NULL, 0, NULL, &response);
     if (n)

@@ -2,6 +2,7 @@
 #include "http_response.h"
 #include "hex.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -30,6 +31,10 @@ void cm_http_answer_start(struct cm_http_answer *answer, bool head_request, unsi
     answer->capacity = body ? capacity : 0;
     answer->received = 0;
     answer->error = NULL;
+    answer->grow = false;
+    answer->has_content_length = false;
+    answer->content_length = 0;
+    answer->etag[0] = answer->content_type[0] = '\0';
 }
 
 static bool direct(const struct cm_http_answer *answer)
@@ -72,8 +77,28 @@ static enum cm_http_answer_state done(struct cm_http_answer *answer, size_t extr
     return CM_HTTP_ANSWER_DONE;
 }
 
+/* A growing body gets room for `needed` bytes, doubling; false when it cannot. */
+static bool grow_body(struct cm_http_answer *answer, size_t needed)
+{
+    if (needed > CM_HTTP_ANSWER_GROW_MAX)
+        return false;
+    size_t capacity = answer->capacity ? answer->capacity : 4096;
+    while (capacity < needed)
+        capacity *= 2;
+    unsigned char *grown = realloc(answer->body, capacity);
+    if (!grown)
+        return false;
+    answer->body = grown;
+    answer->capacity = capacity;
+    return true;
+}
+
 static void store(struct cm_http_answer *answer, const char *data, size_t n)
 {
+    /* only while every byte so far was kept: a body with a hole is no use */
+    if (answer->grow && answer->received <= answer->capacity &&
+        answer->received + n > answer->capacity)
+        grow_body(answer, answer->received + n);
     if (answer->received < answer->capacity) {
         size_t room = answer->capacity - answer->received;
         memcpy(answer->body + answer->received, data, n < room ? n : room);
@@ -193,6 +218,8 @@ static enum cm_http_answer_state take_head(struct cm_http_answer *answer, size_t
                 value++;
                 value_len--;
             }
+            while (value_len > 0 && (value[value_len - 1] == ' ' || value[value_len - 1] == '\t'))
+                value_len--;
             if (header_is(line, name_len, "content-length")) {
                 size_t digits = 0;
                 length = 0;
@@ -206,6 +233,16 @@ static enum cm_http_answer_state take_head(struct cm_http_answer *answer, size_t
                 has_length = true;
             } else if (header_is(line, name_len, "transfer-encoding")) {
                 chunked = value_has(value, value_len, "chunked");
+            } else if (header_is(line, name_len, "etag") && status >= 200) {
+                size_t n = value_len < sizeof answer->etag ? value_len : sizeof answer->etag - 1;
+                memcpy(answer->etag, value, n);
+                answer->etag[n] = '\0';
+            } else if (header_is(line, name_len, "content-type") && status >= 200) {
+                size_t n = value_len < sizeof answer->content_type
+                               ? value_len
+                               : sizeof answer->content_type - 1;
+                memcpy(answer->content_type, value, n);
+                answer->content_type[n] = '\0';
             } else if (header_is(line, name_len, "connection")) {
                 if (value_has(value, value_len, "close"))
                     keep_alive = false;
@@ -224,6 +261,8 @@ static enum cm_http_answer_state take_head(struct cm_http_answer *answer, size_t
     }
     answer->status = status;
     answer->keep_alive = keep_alive;
+    answer->has_content_length = has_length;
+    answer->content_length = length;
     answer->head_len = answer->scanned = 0;
     if (answer->head_request || status == 204 || status == 304)
         return done(answer, extra);
@@ -233,6 +272,10 @@ static enum cm_http_answer_state take_head(struct cm_http_answer *answer, size_t
     } else if (has_length) {
         answer->phase = BODY;
         answer->remaining = length;
+        /* room for the announced body up front, within reason: beyond it, it grows as bytes
+         * arrive, so a length the server does not send costs nothing */
+        if (answer->grow && length > answer->capacity && length <= ((size_t)64 << 20))
+            grow_body(answer, (size_t)length);
         if (length == 0)
             return done(answer, extra);
     } else {

@@ -36,7 +36,19 @@ struct cm_http_answer {
     size_t capacity;
     size_t received;   /* body bytes that arrived (only `capacity` are kept in body) */
     const char *error; /* BAD: what was wrong, a phrase */
+    /* Set after cm_http_answer_start for an answer of unknown size: `body` is then a
+     * malloc'd buffer (or NULL) that the parser grows with realloc to keep the whole body,
+     * up to CM_HTTP_ANSWER_GROW_MAX bytes (beyond that, or when memory runs out, bytes are
+     * counted and not kept, as without it); the caller frees answer->body. */
+    bool grow;
+    /* from the final answer's headers */
+    bool has_content_length;
+    uint64_t content_length;
+    char etag[80];
+    char content_type[128];
 };
+
+#define CM_HTTP_ANSWER_GROW_MAX ((size_t)1 << 32)
 
 /* Starts a new answer to a request (HEAD requests get no body), keeping at most `capacity`
  * bytes of the body in `body` (may be NULL with capacity 0). */

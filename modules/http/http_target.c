@@ -512,6 +512,123 @@ static void finished(struct cm_http_target *bench, CURL *easy, CURLcode code)
     cm_engine_complete(op, result);
 }
 
+/* ---- requests chosen by the caller (scripted workers) ---------------------------------- */
+
+struct http_request_slot {
+    struct cm_http_exchange exchange;
+    struct cm_op *op;
+    bool in_multi;
+    char error[640]; /* a failure without an answer, as a sentence */
+};
+
+static struct http_request_slot *request_slot(struct cm_http_target *bench, uint32_t index)
+{
+    void **entry = cm_request_slot_entry(&bench->request_slots, &bench->n_request_slots, index);
+    if (!entry)
+        return NULL;
+    struct http_request_slot *slot = *entry;
+    if (!slot) {
+        slot = calloc(1, sizeof *slot);
+        if (!slot)
+            return NULL;
+        slot->exchange.easy = curl_easy_init();
+        if (!slot->exchange.easy) {
+            free(slot);
+            return NULL;
+        }
+        *entry = slot;
+    }
+    return slot;
+}
+
+static int submit_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_http_target *bench = self;
+    static const char *const methods[] = {
+        [CM_REQUEST_READ] = "GET",  [CM_REQUEST_WRITE] = "PUT",     [CM_REQUEST_WRITE_FULL] = "PUT",
+        [CM_REQUEST_STAT] = "HEAD", [CM_REQUEST_REMOVE] = "DELETE",
+    };
+    const char *method =
+        request->verb < sizeof methods / sizeof methods[0] ? methods[request->verb] : NULL;
+    if (!method || !request->container || !request->name)
+        return -EOPNOTSUPP;
+    struct http_request_slot *slot = request_slot(bench, op->slot);
+    if (!slot)
+        return -ENOMEM;
+    slot->op = op;
+    slot->error[0] = '\0';
+    char url[CM_HTTP_URL_MAX + 600];
+    if (cm_http_url(bench->client, request->container, request->name, NULL, url, sizeof url) < 0) {
+        snprintf(request->message, sizeof request->message,
+                 "the URL for '%.100s/%.100s' is too long", request->container, request->name);
+        return -ENAMETOOLONG;
+    }
+    bool put = strcmp(method, "PUT") == 0;
+    /* no 100-continue round trip for Swift (see copy_headers) */
+    const char *headers[] = {put && bench->client->api == CM_HTTP_SWIFT ? "Expect:" : NULL, NULL};
+    int rc = cm_http_exchange_start(bench->client, &slot->exchange, method, url,
+                                    put ? request->data : NULL, put ? request->data_length : 0,
+                                    headers, request->message, sizeof request->message);
+    if (rc < 0)
+        return rc;
+    CURL *easy = slot->exchange.easy;
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, slot);
+    if (curl_multi_add_handle(bench->multi, easy) != CURLM_OK) {
+        cm_http_exchange_finish(&slot->exchange, CURLE_OK, NULL, 0);
+        return -EIO;
+    }
+    slot->in_multi = true;
+    op->kind = put                                  ? CM_OP_WRITE
+               : request->verb == CM_REQUEST_READ   ? CM_OP_READ
+               : request->verb == CM_REQUEST_REMOVE ? CM_OP_REMOVE
+                                                    : CM_OP_OTHER;
+    op->length = put ? request->data_length : 0; /* a GET's length is known at the end */
+    return 0;
+}
+
+/* A request's transfer is done: the op completes with the bytes moved, or fails. */
+static void request_finished(struct cm_http_target *bench, CURL *easy, CURLcode code)
+{
+    struct http_request_slot *slot = NULL;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&slot);
+    curl_multi_remove_handle(bench->multi, easy);
+    slot->in_multi = false;
+    int rc = cm_http_exchange_finish(&slot->exchange, code, slot->error, sizeof slot->error);
+    const struct cm_http_response *response = &slot->exchange.response;
+    int64_t result;
+    if (rc < 0)
+        result = rc;
+    else if (response->status < 200 || response->status > 299)
+        result = cm_http_status_errno(response->status);
+    else
+        result = (int64_t)(slot->op->kind == CM_OP_READ ? response->body_len : slot->op->length);
+    cm_engine_complete(slot->op, result);
+}
+
+static void complete_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_http_target *bench = self;
+    struct http_request_slot *slot = bench->request_slots[op->slot];
+    const struct cm_http_response *response = &slot->exchange.response;
+    request->status = (int)response->status;
+    request->size = response->content_length;
+    request->reply = response->body;
+    request->reply_length = response->body_len;
+    if (slot->error[0])
+        snprintf(request->message, sizeof request->message, "%.511s", slot->error);
+    if (op->kind == CM_OP_READ)
+        op->length = op->result >= 0 ? (uint64_t)op->result : 0;
+}
+
+const struct cm_http_response *cm_http_target_response(const struct cm_http_target *bench,
+                                                       const struct cm_op *op)
+{
+    if (bench->transport == CM_HTTP_NATIVE)
+        return cm_http_wire_response(bench, op);
+    struct http_request_slot *slot = bench->request_slots[op->slot];
+    return &slot->exchange.response;
+}
+
 static void poll_target(void *self, uint64_t now_ns)
 {
     struct cm_http_target *bench = self;
@@ -535,7 +652,9 @@ static void poll_target(void *self, uint64_t now_ns)
     CURLMsg *message;
     int left;
     while ((message = curl_multi_info_read(bench->multi, &left)))
-        if (message->msg == CURLMSG_DONE)
+        if (message->msg == CURLMSG_DONE && bench->requests_only)
+            request_finished(bench, message->easy_handle, message->data.result);
+        else if (message->msg == CURLMSG_DONE)
             finished(bench, message->easy_handle, message->data.result);
     if (bench->waiting)
         release_waiting(bench, n > 0 ? cm_now_ns() : now_ns);
@@ -578,6 +697,8 @@ const struct cm_target_ops cm_http_target_ops = {
     .next_deadline = next_deadline,
     .poll = poll_target,
     .wait_fd = wait_fd,
+    .submit_request = submit_request,
+    .complete_request = complete_request,
 };
 
 static bool prefix_ok(const char *prefix)
@@ -589,6 +710,22 @@ static bool prefix_ok(const char *prefix)
               *p == '.' || *p == '_' || *p == '-'))
             return false;
     return true;
+}
+
+/* The multi handle and its epoll set, as a curl run has them. */
+static int setup_multi(struct cm_http_target *bench, char *error, size_t error_size)
+{
+    bench->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    bench->multi = curl_multi_init();
+    if (bench->epoll_fd < 0 || !bench->multi) {
+        snprintf(error, error_size, "cannot set up the HTTP event loop: %s", strerror(errno));
+        return -EIO;
+    }
+    curl_multi_setopt(bench->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(bench->multi, CURLMOPT_SOCKETDATA, bench);
+    curl_multi_setopt(bench->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(bench->multi, CURLMOPT_TIMERDATA, bench);
+    return 0;
 }
 
 int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *client,
@@ -666,20 +803,35 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
     bench->curl_total = cm_hist_new();
     if (!bench->curl_ttfb || !bench->curl_total)
         goto oom;
-    bench->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-    bench->multi = curl_multi_init();
-    if (bench->epoll_fd < 0 || !bench->multi) {
-        snprintf(error, error_size, "cannot set up the HTTP event loop: %s", strerror(errno));
-        return -EIO;
-    }
-    curl_multi_setopt(bench->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-    curl_multi_setopt(bench->multi, CURLMOPT_SOCKETDATA, bench);
-    curl_multi_setopt(bench->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-    curl_multi_setopt(bench->multi, CURLMOPT_TIMERDATA, bench);
-    return 0;
+    return setup_multi(bench, error, error_size);
 oom:
     snprintf(error, error_size, "out of memory for an HTTP run");
     return -ENOMEM;
+}
+
+int cm_http_target_init_requests(struct cm_http_target *bench, struct cm_http_client *client,
+                                 enum cm_http_transport transport, char *error, size_t error_size)
+{
+    memset(bench, 0, sizeof *bench);
+    bench->epoll_fd = -1;
+    bench->client = client;
+    bench->timer_deadline_ns = UINT64_MAX;
+    bench->requests_only = true;
+    bench->options.op = CM_HTTP_GET; /* nothing of a bench's; only what the transports read */
+    if (cm_curl_load(error, error_size) < 0)
+        return -ENOSYS;
+    char why[256];
+    bool native_ok = cm_http_wire_supported(client, why, sizeof why);
+    if (transport == CM_HTTP_NATIVE && !native_ok) {
+        snprintf(error, error_size, "transport \"native\" cannot serve this endpoint: %s", why);
+        return -EINVAL;
+    }
+    if (transport != CM_HTTP_CURL && native_ok) {
+        bench->transport = CM_HTTP_NATIVE;
+        return cm_http_wire_init(bench, error, error_size);
+    }
+    bench->transport = CM_HTTP_CURL;
+    return setup_multi(bench, error, error_size);
 }
 
 const struct cm_target_ops *cm_http_target_ops_for(const struct cm_http_target *bench)
@@ -703,6 +855,21 @@ const char *cm_http_transport_name(enum cm_http_transport transport)
 void cm_http_target_fini(struct cm_http_target *bench)
 {
     cm_http_wire_fini(bench);
+    for (size_t i = 0; i < bench->n_request_slots; i++) {
+        struct http_request_slot *slot = bench->request_slots[i];
+        if (!slot)
+            continue;
+        if (slot->in_multi) {
+            curl_multi_remove_handle(bench->multi, slot->exchange.easy);
+            cm_http_exchange_finish(&slot->exchange, CURLE_OK, NULL, 0);
+        }
+        curl_easy_cleanup(slot->exchange.easy);
+        cm_http_response_fini(&slot->exchange.response);
+        free(slot);
+    }
+    free(bench->request_slots);
+    bench->request_slots = NULL;
+    bench->n_request_slots = 0;
     if (bench->multi)
         curl_multi_cleanup(bench->multi);
     bench->multi = NULL;

@@ -69,6 +69,7 @@ struct cm_http_status_count {
 };
 
 struct http_slot;
+struct http_request_slot;
 
 struct cm_http_target {
     struct cm_http_client *client;
@@ -114,6 +115,12 @@ struct cm_http_target {
     char auth_error[512];
     char verify_errors[CM_HTTP_VERIFY_ERRORS_KEPT][400];
     unsigned n_verify_errors;
+
+    /* requests chosen by the caller (submit_request), per caller slot, made on first use;
+     * an instance made by cm_http_target_init_requests serves nothing else */
+    bool requests_only;
+    void **request_slots; /* struct http_request_slot *, by op slot (cm_request_slot_entry) */
+    size_t n_request_slots;
 };
 
 extern const struct cm_target_ops cm_http_target_ops; /* over curl multi */
@@ -131,6 +138,21 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
                         const struct cm_http_target_options *options, char *error,
                         size_t error_size);
 void cm_http_target_fini(struct cm_http_target *bench);
+
+/* Prepares a target that serves only requests chosen by its caller (submit_request: PUT
+ * for writes, GET for reads, HEAD for stats, DELETE for removes of `container`/`name`),
+ * for scripted workers, on the caller's loop (poll, next_deadline, wait_fd), over the
+ * transport a bench of the same `transport` would use (AUTO: native for Swift over http,
+ * else libcurl's multi interface; cm_http_target_ops_for gives the ops). Control-request
+ * semantics: a non-2xx answer fails the op with cm_http_status_errno and the request's
+ * status set, and a 401 is not retried. 0 or -errno with a sentence; cm_http_target_fini
+ * in both cases. */
+int cm_http_target_init_requests(struct cm_http_target *bench, struct cm_http_client *client,
+                                 enum cm_http_transport transport, char *error, size_t error_size);
+/* In or after complete_request: the whole answer to the caller slot's last request (body,
+ * etag, content type, content length), valid until its next request. */
+const struct cm_http_response *cm_http_target_response(const struct cm_http_target *bench,
+                                                       const struct cm_op *op);
 
 /* The size of object `object` of run `run_id`: min when min == max, else a value in
  * [min, max] hashed from both. */
@@ -180,5 +202,8 @@ void cm_http_target_verify(struct cm_http_target *bench, struct cm_op *op,
 bool cm_http_wire_supported(const struct cm_http_client *client, char *why, size_t why_size);
 int cm_http_wire_init(struct cm_http_target *bench, char *error, size_t error_size);
 void cm_http_wire_fini(struct cm_http_target *bench);
+/* cm_http_target_response for the native transport. */
+const struct cm_http_response *cm_http_wire_response(const struct cm_http_target *bench,
+                                                     const struct cm_op *op);
 
 #endif

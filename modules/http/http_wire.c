@@ -72,8 +72,16 @@ struct wire_slot {
     /* the object */
     unsigned char *buffer; /* PUT body / GET landing area, `capacity` bytes */
     size_t capacity;
-    size_t length; /* the object's size: bytes to send, or expected back */
-    char name[CM_HTTP_BENCH_PREFIX_MAX + 24];
+    size_t length;             /* the object's size: bytes to send, or expected back */
+    char name[600];            /* escaped, as it goes in the path */
+    bool put;                  /* the request carries a body: `length` bytes at `body` */
+    const unsigned char *body; /* the bench's buffer, or a caller's request data */
+
+    /* requests chosen by the caller (submit_request): the answer's body grows in
+     * answer.body (the slot's), its headers and a failure's sentence are kept */
+    bool callers; /* serves requests chosen by the caller */
+    struct cm_http_response response;
+    char error[CM_HTTP_URL_MAX + 900];
 };
 
 struct cm_http_wire {
@@ -94,6 +102,9 @@ struct cm_http_wire {
     uint64_t next_scan_ns;
     unsigned busy; /* slots not IDLE */
     struct wire_slot *slots;
+    /* requests chosen by the caller, per caller slot (also in `slots`, for the scan) */
+    void **request_slots; /* struct wire_slot *, by op slot (cm_request_slot_entry) */
+    size_t n_request_slots;
 };
 
 /* ---- setup -------------------------------------------------------------------------------- */
@@ -208,11 +219,22 @@ int cm_http_wire_init(struct cm_http_target *bench, char *error, size_t error_si
     return 0;
 }
 
+static void drop_connection(struct wire_slot *slot);
+
 void cm_http_wire_fini(struct cm_http_target *bench)
 {
     struct cm_http_wire *wire = bench->wire;
     if (!wire)
         return;
+    for (size_t i = 0; i < wire->n_request_slots; i++) {
+        struct wire_slot *slot = wire->request_slots[i];
+        if (!slot)
+            continue;
+        drop_connection(slot);
+        free(slot->answer.body); /* the buffer as the parser last grew it */
+        free(slot);
+    }
+    free(wire->request_slots);
     if (wire->epoll_fd >= 0)
         close(wire->epoll_fd);
     if (wire->cancel_fd >= 0)
@@ -271,11 +293,12 @@ static void finish(struct wire_slot *slot, int64_t result, bool keep_alive)
 
 static size_t request_total(const struct wire_slot *slot)
 {
-    return slot->request_len + (slot->wire->bench->options.op == CM_HTTP_PUT ? slot->length : 0);
+    return slot->request_len + (slot->put ? slot->length : 0);
 }
 
 static void send_request(struct wire_slot *slot);
 static void start_connect(struct wire_slot *slot);
+static void start_request(struct wire_slot *slot);
 
 /* No answer: send once more on a fresh connection if a reused one had been closed under
  * us, else count the error and complete the op. */
@@ -295,7 +318,10 @@ static void fail(struct wire_slot *slot, int error_number, const char *what)
     char url[CM_HTTP_URL_MAX + 700], message[CM_HTTP_URL_MAX + 900];
     snprintf(message, sizeof message, "%s: %s (%s)", slot_url(slot, url, sizeof url), what,
              strerror(error_number));
-    cm_http_target_record_transport_error(wire->bench, message, error_number);
+    if (slot->callers)
+        snprintf(slot->error, sizeof slot->error, "%s", message);
+    else
+        cm_http_target_record_transport_error(wire->bench, message, error_number);
     finish(slot, -error_number, false);
 }
 
@@ -334,7 +360,7 @@ static void send_request(struct wire_slot *slot)
         set_phase(slot, SENDING);
         slot->deadline_ns = wire->now_ns + wire->idle_timeout_ns;
     }
-    bool body = wire->bench->options.op == CM_HTTP_PUT;
+    bool body = slot->put;
     size_t total = request_total(slot);
     while (slot->sent < total) {
         struct iovec iov[2];
@@ -343,7 +369,7 @@ static void send_request(struct wire_slot *slot)
             iov[n++] = (struct iovec){slot->request + slot->sent, slot->request_len - slot->sent};
         if (body && slot->length) {
             size_t body_sent = slot->sent > slot->request_len ? slot->sent - slot->request_len : 0;
-            iov[n++] = (struct iovec){slot->buffer + body_sent, slot->length - body_sent};
+            iov[n++] = (struct iovec){(void *)(slot->body + body_sent), slot->length - body_sent};
         }
         struct msghdr message = {.msg_iov = iov, .msg_iovlen = (size_t)n};
         ssize_t done = sendmsg(slot->fd, &message, MSG_NOSIGNAL);
@@ -375,6 +401,16 @@ static void complete_answer(struct wire_slot *slot)
     /* an answer before the whole request went out leaves the connection unusable */
     bool keep_alive = slot->answer.keep_alive && slot->sent == request_total(slot);
     slot->backoff_ns = 0;
+    if (slot->callers) {
+        /* the caller judges the status; a body not kept whole (out of memory) is a failure */
+        int64_t result = cm_http_status_errno(status);
+        if (status >= 200 && status <= 299)
+            result = slot->answer.received > slot->answer.capacity ? -ENOMEM
+                     : op->kind == CM_OP_READ                      ? (int64_t)slot->answer.received
+                                                                   : (int64_t)op->length;
+        finish(slot, result, keep_alive);
+        return;
+    }
     if (status >= 200 && status <= 299) {
         cm_http_target_succeeded(bench);
         if (bench->options.op == CM_HTTP_PUT)
@@ -565,11 +601,9 @@ static void refresh_token(struct cm_http_wire *wire)
     wire->token_generation = bench->headers_generation;
 }
 
-static int build_request(struct wire_slot *slot, const char *container)
+static int build_request(struct wire_slot *slot, const char *method, const char *container)
 {
     struct cm_http_wire *wire = slot->wire;
-    const struct cm_http_target *bench = wire->bench;
-    const char *method = cm_http_target_op_name(bench->options.op);
     slot->path_offset = strlen(method) + 1;
     int path_len = 0;
     int n = snprintf(slot->request, sizeof slot->request,
@@ -580,7 +614,7 @@ static int build_request(struct wire_slot *slot, const char *container)
     slot->path_len = (size_t)path_len - slot->path_offset;
     size_t used = (size_t)n;
     int more;
-    if (bench->options.op == CM_HTTP_PUT)
+    if (slot->put)
         more = snprintf(slot->request + used, sizeof slot->request - used,
                         "Content-Length: %zu\r\nUser-Agent: cephmark/" CEPHMARK_VERSION "\r\n\r\n",
                         slot->length);
@@ -606,12 +640,23 @@ static int submit(void *self, struct cm_op *op)
     wire->now_ns = op->start_ns;
     refresh_token(wire);
     slot->generation = bench->headers_generation;
-    if (build_request(slot, bench->containers[object % o->n_containers]) < 0)
+    slot->put = o->op == CM_HTTP_PUT;
+    slot->body = slot->buffer;
+    if (build_request(slot, cm_http_target_op_name(o->op),
+                      bench->containers[object % o->n_containers]) < 0)
         return -ENAMETOOLONG;
     if (o->op == CM_HTTP_PUT)
         cm_payload_fill(bench->payload, slot->buffer, slot->length, slot->name, 0, op->sequence,
                         o->run_id);
     cm_http_answer_start(&slot->answer, o->op == CM_HTTP_HEAD, slot->buffer, slot->capacity);
+    start_request(slot);
+    return 0;
+}
+
+/* Sends a built request: on the slot's connection, after its backoff, or on a new one. */
+static void start_request(struct wire_slot *slot)
+{
+    struct cm_http_wire *wire = slot->wire;
     slot->answered = slot->resent = false;
     slot->sent = 0;
     if (slot->fd >= 0) {
@@ -625,7 +670,112 @@ static int submit(void *self, struct cm_op *op)
     } else {
         start_connect(slot);
     }
+}
+
+/* ---- requests chosen by the caller (scripted workers) -------------------------------------- */
+
+static struct wire_slot *request_slot(struct cm_http_wire *wire, uint32_t index)
+{
+    void **entry = cm_request_slot_entry(&wire->request_slots, &wire->n_request_slots, index);
+    if (!entry)
+        return NULL;
+    struct wire_slot *slot = *entry;
+    if (!slot) {
+        slot = calloc(1, sizeof *slot);
+        if (!slot)
+            return NULL;
+        slot->wire = wire;
+        slot->fd = -1;
+        slot->callers = true;
+        slot->next_slot = wire->slots;
+        wire->slots = slot;
+        *entry = slot;
+    }
+    return slot;
+}
+
+static int submit_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_http_target *bench = self;
+    struct cm_http_wire *wire = bench->wire;
+    static const char *const methods[] = {
+        [CM_REQUEST_READ] = "GET",  [CM_REQUEST_WRITE] = "PUT",     [CM_REQUEST_WRITE_FULL] = "PUT",
+        [CM_REQUEST_STAT] = "HEAD", [CM_REQUEST_REMOVE] = "DELETE",
+    };
+    const char *method =
+        request->verb < sizeof methods / sizeof methods[0] ? methods[request->verb] : NULL;
+    if (!method || !request->container || !request->name)
+        return -EOPNOTSUPP;
+    struct wire_slot *slot = request_slot(wire, op->slot);
+    if (!slot)
+        return -ENOMEM;
+    char container[600];
+    if (cm_http_escape(request->container, false, container, sizeof container) < 0 ||
+        cm_http_escape(request->name, true, slot->name, sizeof slot->name) < 0) {
+        snprintf(slot->error, sizeof slot->error, "the URL for '%.100s/%.100s' is too long",
+                 request->container, request->name);
+        snprintf(request->message, sizeof request->message, "%.511s", slot->error);
+        return -ENAMETOOLONG;
+    }
+    slot->op = op;
+    slot->error[0] = '\0';
+    wire->now_ns = cm_now_ns();
+    refresh_token(wire);
+    slot->generation = bench->headers_generation;
+    slot->put = strcmp(method, "PUT") == 0;
+    slot->body = request->data;
+    slot->length = slot->put ? request->data_length : 0;
+    if (build_request(slot, method, container) < 0) {
+        snprintf(request->message, sizeof request->message,
+                 "the URL for '%.100s/%.100s' is too long", request->container, request->name);
+        return -ENAMETOOLONG;
+    }
+    op->kind = slot->put                            ? CM_OP_WRITE
+               : request->verb == CM_REQUEST_READ   ? CM_OP_READ
+               : request->verb == CM_REQUEST_REMOVE ? CM_OP_REMOVE
+                                                    : CM_OP_OTHER;
+    op->length = slot->length; /* a GET's length is known at the end */
+    /* the body grows into the slot's buffer, kept from one request to the next */
+    cm_http_answer_start(&slot->answer, request->verb == CM_REQUEST_STAT, slot->buffer,
+                         slot->capacity);
+    slot->answer.grow = true;
+    start_request(slot);
     return 0;
+}
+
+static void complete_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_http_target *bench = self;
+    struct wire_slot *slot = bench->wire->request_slots[op->slot];
+    struct cm_http_answer *answer = &slot->answer;
+    /* the buffer the parser grew stays the slot's */
+    slot->buffer = answer->body;
+    slot->capacity = answer->capacity;
+    struct cm_http_response *response = &slot->response;
+    response->status = answer->status;
+    response->body = (char *)answer->body;
+    response->body_len = answer->received < answer->capacity ? answer->received : answer->capacity;
+    response->body_cap = 0; /* not the response's to free */
+    response->has_content_length = answer->has_content_length;
+    response->content_length =
+        answer->has_content_length ? answer->content_length : response->body_len;
+    snprintf(response->etag, sizeof response->etag, "%s", answer->etag);
+    snprintf(response->content_type, sizeof response->content_type, "%s", answer->content_type);
+    request->status = (int)answer->status;
+    request->size = response->content_length;
+    request->reply = response->body;
+    request->reply_length = response->body_len;
+    if (slot->error[0])
+        snprintf(request->message, sizeof request->message, "%.511s", slot->error);
+    if (op->kind == CM_OP_READ)
+        op->length = op->result >= 0 ? (uint64_t)op->result : 0;
+}
+
+const struct cm_http_response *cm_http_wire_response(const struct cm_http_target *bench,
+                                                     const struct cm_op *op)
+{
+    struct wire_slot *slot = bench->wire->request_slots[op->slot];
+    return &slot->response;
 }
 
 static void poll_target(void *self, uint64_t now_ns)
@@ -703,4 +853,6 @@ const struct cm_target_ops cm_http_wire_ops = {
     .wait_fd = wait_fd,
     .block = block,
     .cancel_block = cancel_block,
+    .submit_request = submit_request,
+    .complete_request = complete_request,
 };

@@ -469,42 +469,67 @@ static int pool_name(lua_State *L)
     return 1;
 }
 
-/* Inside a scripted worker, the object calls below submit asynchronously and yield (see
- * runtime/workers.h); this is their per-worker state, followed by the read buffer. */
-struct worker_io {
-    rados_completion_t completion;
-    uint64_t size;
-    time_t mtime;
+/* Inside a scripted worker, the object calls below go through the pool's rados target for
+ * the worker phase (its submit_request, see runtime/workers.h) and yield until the op
+ * completes. The target is made on the pool's first use in the phase and keeps the pool's
+ * librados handles alive until the phase ends. */
+struct pool_worker_target {
+    struct cm_rados_target target;
+    struct pool_handle *pool;
 };
 
-enum worker_call { WORKER_WRITE, WORKER_READ, WORKER_STAT, WORKER_REMOVE };
-
-static void worker_io_completed(rados_completion_t completion, void *arg)
+static void pool_worker_release(void *instance)
 {
-    cm_engine_complete(arg, rados_aio_get_return_value(completion));
+    struct pool_worker_target *worker = instance;
+    cm_rados_target_fini(&worker->target);
+    worker->pool->users--;
+    pool_release(worker->pool); /* destroys the ioctx if the script closed the pool meanwhile */
+    free(worker);
 }
 
-static int worker_io_continue(lua_State *L, int status, lua_KContext context)
+/* The phase's target for the pool at index 1. */
+static struct cm_worker_target *pool_worker_target(lua_State *L, struct pool_handle *pool)
+{
+    struct cm_worker_target *attached = cm_worker_target_find(L, pool);
+    if (attached)
+        return attached;
+    struct pool_worker_target *worker = malloc(sizeof *worker);
+    if (!worker) {
+        luaL_error(L, "out of memory for a worker's pool target");
+        return NULL;
+    }
+    cm_rados_target_init_requests(&worker->target, pool->ioctx);
+    worker->pool = pool;
+    pool->users++;
+    attached = cm_worker_target_attach(L, 1, pool, &cm_rados_target_ops, &worker->target,
+                                       pool_worker_release);
+    if (!attached)
+        luaL_error(L, "out of memory for a worker's pool target");
+    return attached;
+}
+
+static int pool_worker_continue(lua_State *L, int status, lua_KContext context)
 {
     (void)status;
+    (void)context;
     struct cm_op *op = cm_worker_current(L);
-    struct worker_io *io = cm_worker_scratch(op, sizeof *io);
-    rados_aio_release(io->completion);
-    io->completion = NULL;
+    const struct cm_request *request = cm_worker_request(op);
     int64_t result = cm_worker_result(op);
     if (result < 0) {
-        /* the call's arguments are still on the stack: name the object, as blocking calls do */
-        static const char *const verbs[] = {"write", "read", "stat", "remove"};
-        return cm_lua_errno_failure(
-            L, (int)result, lua_pushfstring(L, "%s %s", verbs[context], lua_tostring(L, 2)));
+        const char *verb = request->verb == CM_REQUEST_READ     ? "read"
+                           : request->verb == CM_REQUEST_STAT   ? "stat"
+                           : request->verb == CM_REQUEST_REMOVE ? "remove"
+                                                                : "write";
+        return cm_lua_errno_failure(L, (int)result,
+                                    lua_pushfstring(L, "%s %s", verb, request->name));
     }
-    switch ((enum worker_call)context) {
-    case WORKER_READ:
-        lua_pushlstring(L, (const char *)(io + 1), (size_t)result);
+    switch ((enum cm_request_verb)request->verb) {
+    case CM_REQUEST_READ:
+        lua_pushlstring(L, request->buffer, (size_t)result);
         return 1;
-    case WORKER_STAT:
-        lua_pushinteger(L, (lua_Integer)io->size);
-        lua_pushinteger(L, (lua_Integer)io->mtime);
+    case CM_REQUEST_STAT:
+        lua_pushinteger(L, (lua_Integer)request->size);
+        lua_pushinteger(L, (lua_Integer)request->mtime);
         return 2;
     default:
         lua_pushboolean(L, 1);
@@ -512,45 +537,18 @@ static int worker_io_continue(lua_State *L, int status, lua_KContext context)
     }
 }
 
-/* Starts the worker's async op for a pool call; returns the yield, or pushes a failure. */
-static int worker_io_submit(lua_State *L, struct cm_op *op, struct pool_handle *pool,
-                            enum worker_call call, const char *name, const char *data,
-                            size_t length, uint64_t offset, int full)
+/* Submits a pool call of a worker; the read buffer is the worker's scratch space. */
+static int pool_worker_submit(lua_State *L, struct cm_op *op, struct pool_handle *pool,
+                              struct cm_request *request)
 {
-    struct worker_io *io = cm_worker_scratch(op, sizeof *io + (call == WORKER_READ ? length : 0));
-    if (!io)
-        return luaL_error(L, "out of memory for a %d-byte worker read", (int)length);
-    int rc = rados_aio_create_completion2(op, worker_io_completed, &io->completion);
-    if (rc < 0)
-        return cm_lua_errno_failure(L, rc, "create completion");
-    op->kind = call == WORKER_READ     ? CM_OP_READ
-               : call == WORKER_WRITE  ? CM_OP_WRITE
-               : call == WORKER_REMOVE ? CM_OP_REMOVE
-                                       : CM_OP_OTHER;
-    op->length = call == WORKER_READ || call == WORKER_WRITE ? length : 0;
-    cm_worker_started(op);
-    switch (call) {
-    case WORKER_WRITE:
-        rc = full ? rados_aio_write_full(pool->ioctx, name, io->completion, data, length)
-                  : rados_aio_write(pool->ioctx, name, io->completion, data, length, offset);
-        break;
-    case WORKER_READ:
-        rc = rados_aio_read(pool->ioctx, name, io->completion, (char *)(io + 1), length, offset);
-        break;
-    case WORKER_STAT:
-        rc = rados_aio_stat(pool->ioctx, name, io->completion, &io->size, &io->mtime);
-        break;
-    case WORKER_REMOVE:
-        rc = rados_aio_remove(pool->ioctx, name, io->completion);
-        break;
+    struct cm_worker_target *target = pool_worker_target(L, pool);
+    if (request->verb == CM_REQUEST_READ) {
+        request->buffer = cm_worker_scratch(op, request->length ? request->length : 1);
+        if (!request->buffer)
+            return luaL_error(L, "out of memory for a %I-byte worker read",
+                              (lua_Integer)request->length);
     }
-    if (rc < 0) {
-        rados_aio_release(io->completion);
-        io->completion = NULL;
-        /* the op is accounted as failed, and the call returns the failure */
-        cm_engine_complete(op, rc);
-    }
-    return cm_worker_yield(L, worker_io_continue, (lua_KContext)call);
+    return cm_worker_submit(L, target, request, pool_worker_continue, 0);
 }
 
 static uint64_t check_offset(lua_State *L, int arg)
@@ -571,7 +569,12 @@ static int pool_write(lua_State *L)
     uint64_t offset = check_offset(L, 4);
     struct cm_op *op = cm_worker_current(L);
     if (op)
-        return worker_io_submit(L, op, pool, WORKER_WRITE, name, data, len, offset, 0);
+        return pool_worker_submit(L, op, pool,
+                                  &(struct cm_request){.verb = CM_REQUEST_WRITE,
+                                                       .name = name,
+                                                       .data = data,
+                                                       .data_length = len,
+                                                       .offset = offset});
     int rc = rados_write(pool->ioctx, name, data, len, offset);
     if (rc < 0)
         return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "write %s", name));
@@ -588,7 +591,10 @@ static int pool_write_full(lua_State *L)
     const char *data = luaL_checklstring(L, 3, &len);
     struct cm_op *op = cm_worker_current(L);
     if (op)
-        return worker_io_submit(L, op, pool, WORKER_WRITE, name, data, len, 0, 1);
+        return pool_worker_submit(
+            L, op, pool,
+            &(struct cm_request){
+                .verb = CM_REQUEST_WRITE_FULL, .name = name, .data = data, .data_length = len});
     int rc = rados_write_full(pool->ioctx, name, data, len);
     if (rc < 0)
         return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "write %s", name));
@@ -605,7 +611,8 @@ static int pool_stat(lua_State *L)
     time_t mtime;
     struct cm_op *op = cm_worker_current(L);
     if (op)
-        return worker_io_submit(L, op, pool, WORKER_STAT, name, NULL, 0, 0, 0);
+        return pool_worker_submit(L, op, pool,
+                                  &(struct cm_request){.verb = CM_REQUEST_STAT, .name = name});
     int rc = rados_stat(pool->ioctx, name, &size, &mtime);
     if (rc < 0)
         return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "stat %s", name));
@@ -639,7 +646,10 @@ static int pool_read(lua_State *L)
     }
     struct cm_op *op = cm_worker_current(L);
     if (op)
-        return worker_io_submit(L, op, pool, WORKER_READ, name, NULL, (size_t)length, offset, 0);
+        return pool_worker_submit(
+            L, op, pool,
+            &(struct cm_request){
+                .verb = CM_REQUEST_READ, .name = name, .length = (size_t)length, .offset = offset});
     luaL_Buffer b;
     char *space = luaL_buffinitsize(L, &b, (size_t)length);
     int rc = length > 0 ? rados_read(pool->ioctx, name, space, (size_t)length, offset) : 0;
@@ -656,7 +666,8 @@ static int pool_remove(lua_State *L)
     const char *name = luaL_checkstring(L, 2);
     struct cm_op *op = cm_worker_current(L);
     if (op)
-        return worker_io_submit(L, op, pool, WORKER_REMOVE, name, NULL, 0, 0, 0);
+        return pool_worker_submit(L, op, pool,
+                                  &(struct cm_request){.verb = CM_REQUEST_REMOVE, .name = name});
     int rc = rados_remove(pool->ioctx, name);
     if (rc < 0)
         return cm_lua_errno_failure(L, rc, lua_pushfstring(L, "remove %s", name));

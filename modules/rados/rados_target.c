@@ -307,6 +307,98 @@ static void bench_complete(void *self, struct cm_op *op)
     }
 }
 
+/* ---- requests chosen by the caller (scripted workers) ---------------------------------- */
+
+struct request_slot {
+    rados_completion_t completion;
+    uint64_t size; /* stat's outputs, written by librados */
+    time_t mtime;
+};
+
+static struct request_slot *request_slot(struct cm_rados_target *bench, uint32_t index)
+{
+    void **entry = cm_request_slot_entry(&bench->request_slots, &bench->n_request_slots, index);
+    if (!entry)
+        return NULL;
+    if (!*entry)
+        *entry = calloc(1, sizeof(struct request_slot));
+    return *entry;
+}
+
+/* Completions call back on librados' finisher thread (the caller's run never blocks in
+ * this target), which only hands the op over. */
+static int bench_submit_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_rados_target *bench = self;
+    struct request_slot *slot = request_slot(bench, op->slot);
+    if (!slot)
+        return -ENOMEM;
+    if (!request->name)
+        return -EINVAL;
+    int rc = rados_aio_create_completion2(op, bench_completed, &slot->completion);
+    if (rc < 0)
+        return rc;
+    switch ((enum cm_request_verb)request->verb) {
+    case CM_REQUEST_WRITE:
+        op->kind = CM_OP_WRITE;
+        op->length = request->data_length;
+        rc = rados_aio_write(bench->io, request->name, slot->completion, request->data,
+                             request->data_length, request->offset);
+        break;
+    case CM_REQUEST_WRITE_FULL:
+        op->kind = CM_OP_WRITE;
+        op->length = request->data_length;
+        rc = rados_aio_write_full(bench->io, request->name, slot->completion, request->data,
+                                  request->data_length);
+        break;
+    case CM_REQUEST_READ:
+        op->kind = CM_OP_READ;
+        op->length = request->length;
+        rc = rados_aio_read(bench->io, request->name, slot->completion, request->buffer,
+                            request->length, request->offset);
+        break;
+    case CM_REQUEST_STAT:
+        op->kind = CM_OP_OTHER;
+        op->length = 0;
+        rc = rados_aio_stat(bench->io, request->name, slot->completion, &slot->size, &slot->mtime);
+        break;
+    case CM_REQUEST_REMOVE:
+        op->kind = CM_OP_REMOVE;
+        op->length = 0;
+        rc = rados_aio_remove(bench->io, request->name, slot->completion);
+        break;
+    default:
+        rc = -EOPNOTSUPP;
+        break;
+    }
+    if (rc < 0) {
+        rados_aio_release(slot->completion);
+        slot->completion = NULL;
+    }
+    return rc;
+}
+
+static void bench_complete_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_rados_target *bench = self;
+    struct request_slot *slot = bench->request_slots[op->slot];
+    if (slot->completion) {
+        rados_aio_release(slot->completion);
+        slot->completion = NULL;
+    }
+    if (request->verb == CM_REQUEST_STAT && op->result >= 0) {
+        request->size = slot->size;
+        request->mtime = (int64_t)slot->mtime;
+    }
+}
+
+void cm_rados_target_init_requests(struct cm_rados_target *bench, rados_ioctx_t io)
+{
+    memset(bench, 0, sizeof *bench);
+    bench->io = io;
+    pthread_mutex_init(&bench->block_lock, NULL);
+}
+
 const struct cm_target_ops cm_rados_target_ops = {
     .version = CM_TARGET_OPS_VERSION,
     .name = "rados",
@@ -317,6 +409,8 @@ const struct cm_target_ops cm_rados_target_ops = {
     .poll = bench_poll,
     .block = bench_block,
     .cancel_block = bench_cancel_block,
+    .submit_request = bench_submit_request,
+    .complete_request = bench_complete_request,
 };
 
 /* The messenger receives every large read into new buffers. With glibc's default (dynamic)
@@ -389,6 +483,11 @@ void cm_rados_target_fini(struct cm_rados_target *bench)
     bench->stage_memory = NULL;
     cm_payload_free(bench->payload);
     bench->payload = NULL;
+    for (size_t i = 0; i < bench->n_request_slots; i++)
+        free(bench->request_slots[i]);
+    free(bench->request_slots);
+    bench->request_slots = NULL;
+    bench->n_request_slots = 0;
     pthread_mutex_destroy(&bench->block_lock);
 }
 

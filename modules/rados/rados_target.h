@@ -34,6 +34,7 @@ struct cm_rados_run_meta {
 #define CM_RADOS_VERIFY_ERRORS_KEPT 8
 
 struct bench_slot;
+struct request_slot;
 
 struct cm_rados_target {
     rados_ioctx_t io;
@@ -64,6 +65,9 @@ struct cm_rados_target {
     /* the first verify failures, for the report */
     char verify_errors[CM_RADOS_VERIFY_ERRORS_KEPT][384];
     unsigned n_verify_errors;
+    /* requests chosen by the caller (submit_request): per caller slot, made on first use */
+    void **request_slots; /* struct request_slot *, by op slot (cm_request_slot_entry) */
+    size_t n_request_slots;
 };
 
 extern const struct cm_target_ops cm_rados_target_ops;
@@ -74,6 +78,11 @@ int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
                          enum cm_rados_target_op op, const struct cm_rados_run_meta *meta,
                          bool verify, char *error, size_t error_size);
 void cm_rados_target_fini(struct cm_rados_target *bench);
+
+/* Prepares a target that serves only requests chosen by its caller (submit_request:
+ * read, write, write_full, stat, remove of named objects), for scripted workers. Released
+ * with cm_rados_target_fini once no request is in flight. */
+void cm_rados_target_init_requests(struct cm_rados_target *bench, rados_ioctx_t io);
 
 /* The metadata object: a small text object named after the run. claim creates it
  * exclusively in state running before the first write (-EEXIST: the name is taken);

@@ -252,6 +252,11 @@ static int image_close(lua_State *L)
     struct image_handle *handle = luaL_checkudata(L, 1, IMAGE_TYPE);
     if (handle->image.bench_run_id)
         return luaL_error(L, "image:close: a bench is running on image '%s'", handle->image.name);
+    if (handle->image.worker_targets)
+        return luaL_error(L,
+                          "image:close: scripted workers are using image '%s' (close it after "
+                          "their phase)",
+                          handle->image.name);
     cm_rbd_close(&handle->image);
     cm_rados_pool_release(handle->pool_token);
     handle->pool_token = NULL;
@@ -348,46 +353,69 @@ static int image_resize(lua_State *L)
     return 1;
 }
 
-/* Inside a scripted worker, image:read and image:write submit asynchronously and yield
- * (runtime/workers.h); the read lands in the worker's scratch space. */
-enum worker_call { WORKER_READ, WORKER_WRITE };
+/* Inside a scripted worker, image:read and image:write go through the image's rbd target
+ * for the worker phase (its submit_request, see runtime/workers.h) and yield until the op
+ * completes; the read lands in the worker's scratch space. The target is made on the
+ * image's first use in the phase; the image cannot be closed until the phase ends. */
+struct image_worker_target {
+    struct cm_rbd_target target;
+    struct cm_rbd_image *image;
+};
+
+static void image_worker_release(void *instance)
+{
+    struct image_worker_target *worker = instance;
+    /* nothing is in flight once the phase has drained: what is queued goes */
+    if (worker->image->image)
+        cm_rbd_drain_completions(worker->image, 0);
+    worker->image->worker_targets--;
+    cm_rbd_target_fini(&worker->target);
+    free(worker);
+}
 
 static int image_worker_continue(lua_State *L, int status, lua_KContext context)
 {
     (void)status;
+    (void)context;
     struct cm_op *op = cm_worker_current(L);
     struct image_handle *handle = luaL_checkudata(L, 1, IMAGE_TYPE);
-    /* the completions of finished worker ops wait in the image's queue */
-    cm_rbd_release_completions(&handle->image);
+    const struct cm_request *request = cm_worker_request(op);
     int64_t result = cm_worker_result(op);
-    uint64_t offset = (uint64_t)lua_tointeger(L, 2);
+    bool read = request->verb == CM_REQUEST_READ;
     if (result < 0)
-        return push_io_failure(L, handle, (int)result, context == WORKER_READ ? "read" : "write",
-                               offset);
-    if (context == WORKER_READ) {
-        size_t length = (size_t)lua_tointeger(L, 3);
-        const char *data = cm_worker_scratch(op, length ? length : 1);
-        lua_pushlstring(L, data, (size_t)result < length ? (size_t)result : length);
-    } else {
+        return push_io_failure(L, handle, (int)result, read ? "read" : "write", request->offset);
+    if (read)
+        lua_pushlstring(L, request->buffer,
+                        (size_t)result < request->length ? (size_t)result : request->length);
+    else
         lua_pushboolean(L, 1);
-    }
     return 1;
 }
 
-static int image_worker_submit(lua_State *L, struct cm_op *op, struct image_handle *handle,
-                               enum worker_call call, uint64_t offset, const char *data,
-                               size_t length)
+static int image_worker_submit(lua_State *L, struct image_handle *handle,
+                               struct cm_request *request)
 {
-    char *buffer = call == WORKER_WRITE ? (char *)data : cm_worker_scratch(op, length ? length : 1);
-    if (!buffer)
-        return luaL_error(L, "out of memory for a %I-byte worker read", (lua_Integer)length);
-    op->kind = call == WORKER_READ ? CM_OP_READ : CM_OP_WRITE;
-    op->length = length;
-    cm_worker_started(op);
-    int rc = cm_rbd_worker_submit(&handle->image, op, call == WORKER_WRITE, offset, length, buffer);
-    if (rc < 0)
-        cm_engine_complete(op, rc); /* accounted as failed; the call returns the failure */
-    return cm_worker_yield(L, image_worker_continue, (lua_KContext)call);
+    struct cm_worker_target *target = cm_worker_target_find(L, handle);
+    if (!target) {
+        struct image_worker_target *worker = malloc(sizeof *worker);
+        if (!worker)
+            return luaL_error(L, "out of memory for a worker's image target");
+        cm_rbd_target_init_requests(&worker->target, &handle->image);
+        worker->image = &handle->image;
+        handle->image.worker_targets++;
+        target = cm_worker_target_attach(L, 1, handle, &cm_rbd_target_ops, &worker->target,
+                                         image_worker_release);
+        if (!target)
+            return luaL_error(L, "out of memory for a worker's image target");
+    }
+    if (request->verb == CM_REQUEST_READ) {
+        struct cm_op *op = cm_worker_current(L);
+        request->buffer = cm_worker_scratch(op, request->length ? request->length : 1);
+        if (!request->buffer)
+            return luaL_error(L, "out of memory for a %I-byte worker read",
+                              (lua_Integer)request->length);
+    }
+    return cm_worker_submit(L, target, request, image_worker_continue, 0);
 }
 
 /* image:read(offset, length) -> data | nil, message, code */
@@ -400,9 +428,11 @@ static int image_read(lua_State *L)
         return luaL_argerror(L, 3, "length must not be negative");
     check_extent(L, handle, "image:read", offset, (uint64_t)length);
     lua_settop(L, 3);
-    struct cm_op *op = cm_worker_current(L);
-    if (op)
-        return image_worker_submit(L, op, handle, WORKER_READ, offset, NULL, (size_t)length);
+    if (cm_worker_current(L))
+        return image_worker_submit(L, handle,
+                                   &(struct cm_request){.verb = CM_REQUEST_READ,
+                                                        .offset = offset,
+                                                        .length = (size_t)length});
     luaL_Buffer b;
     char *space = luaL_buffinitsize(L, &b, (size_t)length);
     ssize_t rc = length > 0 ? rbd_read2(handle->image.image, offset, (size_t)length, space, 0) : 0;
@@ -421,9 +451,11 @@ static int image_write(lua_State *L)
     const char *data = luaL_checklstring(L, 3, &length);
     check_extent(L, handle, "image:write", offset, length);
     lua_settop(L, 3);
-    struct cm_op *op = cm_worker_current(L);
-    if (op)
-        return image_worker_submit(L, op, handle, WORKER_WRITE, offset, data, length);
+    if (cm_worker_current(L))
+        return image_worker_submit(
+            L, handle,
+            &(struct cm_request){
+                .verb = CM_REQUEST_WRITE, .offset = offset, .data = data, .data_length = length});
     ssize_t rc = length > 0 ? rbd_write2(handle->image.image, offset, length, data, 0) : 0;
     if (rc < 0)
         return push_io_failure(L, handle, (int)rc, "write", offset);

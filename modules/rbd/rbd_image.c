@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,15 +507,7 @@ fail_ioctx:
     return rc;
 }
 
-/* ---- completions ---------------------------------------------------------------------------
- * A completion's argument points at a struct starting with one of these tags, so a drain
- * knows what it took from the queue without trusting anything else about it. */
-enum request_kind { REQUEST_WORKER = 0x7262646b };
-
-struct worker_request {
-    uint32_t kind; /* REQUEST_WORKER */
-    struct cm_op *op;
-};
+/* ---- completions ---------------------------------------------------------------------- */
 
 /* Takes everything queued on the image. Ops of the bench `run_id` (0: none) go to the
  * engine, their completion released later on the loop thread by the target's complete();
@@ -532,29 +523,17 @@ bool cm_rbd_drain_completions(struct cm_rbd_image *image, uint64_t run_id)
         n = rbd_poll_io_events(image->image, completions, 64);
         for (int i = 0; i < n; i++) {
             rbd_completion_t completion = completions[i];
-            uint32_t *kind = rbd_aio_get_arg(completion);
-            if (*kind == CM_RBD_REQUEST_TARGET) {
-                struct cm_rbd_request *slot = (struct cm_rbd_request *)kind;
-                if (run_id && slot->run_id == run_id && slot->completion == completion) {
-                    cm_engine_complete(slot->op, rbd_aio_get_return_value(completion));
-                    continue;
-                }
-                /* a late op of a run that was abandoned: its slot was never freed */
-                rbd_aio_release(completion);
-            } else {
-                free(kind);
-                image->worker_requests--;
-                rbd_aio_release(completion);
+            struct cm_rbd_request *slot = rbd_aio_get_arg(completion);
+            if (slot && slot->kind == CM_RBD_REQUEST_TARGET && run_id && slot->run_id == run_id &&
+                slot->completion == completion) {
+                cm_engine_complete(slot->op, rbd_aio_get_return_value(completion));
+                continue;
             }
+            /* a late op of a run that was abandoned: its slot was never freed */
+            rbd_aio_release(completion);
         }
     } while (n == 64);
     return true;
-}
-
-void cm_rbd_release_completions(struct cm_rbd_image *image)
-{
-    if (image->image)
-        cm_rbd_drain_completions(image, image->bench_run_id);
 }
 
 void cm_rbd_close(struct cm_rbd_image *image)
@@ -562,51 +541,10 @@ void cm_rbd_close(struct cm_rbd_image *image)
     if (!image->image)
         return;
     cm_rbd_drain_completions(image, 0);
-    /* worker ops still in flight (an image closed by one worker while another waits):
-     * their completions must be released before the image, which owns the queue, goes */
-    uint64_t deadline = cm_now_ns() + 30ULL * 1000000000ULL;
-    while (image->worker_requests > 0 && cm_now_ns() < deadline) {
-        struct pollfd fd = {.fd = image->event_fd, .events = POLLIN};
-        poll(&fd, 1, 100);
-        cm_rbd_drain_completions(image, 0);
-    }
     rbd_close(image->image);
     image->image = NULL;
     rados_ioctx_destroy(image->io);
     image->io = NULL;
     close(image->event_fd);
     image->event_fd = -1;
-}
-
-/* librbd's thread: nothing but hand-over (see engine.h). */
-static void worker_completed(rbd_completion_t completion, void *arg)
-{
-    struct worker_request *request = arg;
-    cm_engine_complete(request->op, rbd_aio_get_return_value(completion));
-}
-
-int cm_rbd_worker_submit(struct cm_rbd_image *image, struct cm_op *op, bool write, uint64_t offset,
-                         size_t length, char *buffer)
-{
-    struct worker_request *request = malloc(sizeof *request);
-    if (!request)
-        return -ENOMEM;
-    request->kind = REQUEST_WORKER;
-    request->op = op;
-    rbd_completion_t completion;
-    int rc = rbd_aio_create_completion(request, worker_completed, &completion);
-    if (rc < 0) {
-        free(request);
-        return rc;
-    }
-    rc = write ? rbd_aio_write2(image->image, offset, length, buffer, completion, 0)
-               : rbd_aio_read2(image->image, offset, length, buffer, completion, 0);
-    if (rc < 0) {
-        rbd_aio_release(completion);
-        free(request);
-        return rc;
-    }
-    image->worker_requests++;
-    // cppcheck-suppress memleak ; the completion owns request now (worker_completed frees it)
-    return 0;
 }

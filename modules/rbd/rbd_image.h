@@ -8,9 +8,8 @@
  * rbd_set_image_notification. librbd pushes each finished async op onto the image's queue
  * and writes the fd; the owner takes them with rbd_poll_io_events on its own thread. The
  * engine target (rbd_target.h) waits on that fd (wait_fd) and drains the queue in poll(), so
- * its completions never run code on librbd's threads. Scripted-worker ops use a callback
- * that only calls cm_engine_complete (the workers' loop does not watch the fd); their
- * completions still land in the queue and are released by the next drain. */
+ * its completions never run code on librbd's threads. Scripted workers go through an rbd
+ * target as well (its submit_request), which the workers' loop polls the same way. */
 #ifndef CEPHMARK_RBD_IMAGE_H
 #define CEPHMARK_RBD_IMAGE_H
 
@@ -63,9 +62,9 @@ struct cm_rbd_image {
     rbd_image_t image; /* NULL once closed */
     int event_fd;      /* librbd writes it when async ops complete; -1 once closed */
     bool read_only;
-    bool cache;               /* rbd_cache as librbd applied it at open */
-    uint64_t bench_run_id;    /* the bench running on the image, 0 when none */
-    uint64_t worker_requests; /* worker ops submitted whose completion is not released */
+    bool cache;              /* rbd_cache as librbd applied it at open */
+    uint64_t bench_run_id;   /* the bench running on the image, 0 when none */
+    unsigned worker_targets; /* scripted-worker phases' targets using the image */
     char name[RBD_MAX_IMAGE_NAME_SIZE + 160];
     char pool[160];
 };
@@ -77,18 +76,9 @@ void cm_rbd_image_init(struct cm_rbd_image *image);
  * failure. */
 int cm_rbd_open(struct cm_rbd_image *image, rados_ioctx_t io, const char *name, int cache,
                 bool read_only, char *error, size_t error_size);
-/* Closes the image (idempotent): releases queued completions, waits a bounded time for
- * worker ops still in flight, closes the image and its fd. */
+/* Closes the image (idempotent): releases queued completions, closes the image and its
+ * fd. */
 void cm_rbd_close(struct cm_rbd_image *image);
-/* Takes every completion queued on the event fd that belongs to no running bench (worker
- * ops whose callback already reported, late ops of an abandoned run) and releases it. */
-void cm_rbd_release_completions(struct cm_rbd_image *image);
-
-/* Starts an async read into `buffer` or write from it for a scripted worker's op; its
- * completion calls cm_engine_complete(op, result). 0 or -errno (then nothing is in
- * flight). `buffer` must stay valid until the op completes. */
-int cm_rbd_worker_submit(struct cm_rbd_image *image, struct cm_op *op, bool write, uint64_t offset,
-                         size_t length, char *buffer);
 
 /* Takes everything queued on the image. Ops of the run `run_id` (0: none) go to the engine,
  * their completion released later on the loop thread by the target's complete(); anything

@@ -241,6 +241,73 @@ static int bench_wait_fd(void *self)
     return bench->image->event_fd;
 }
 
+/* ---- requests chosen by the caller (scripted workers) ---------------------------------- */
+
+static struct cm_rbd_request *request_slot(struct cm_rbd_target *bench, struct cm_op *op)
+{
+    uint32_t index = op->slot;
+    void **entry = cm_request_slot_entry(&bench->request_slots, &bench->n_request_slots, index);
+    if (!entry)
+        return NULL;
+    struct cm_rbd_request *slot = *entry;
+    if (!slot) {
+        slot = *entry = calloc(1, sizeof *slot);
+        if (!slot)
+            return NULL;
+        slot->kind = CM_RBD_REQUEST_TARGET;
+        slot->run_id = bench->run_id;
+    }
+    slot->op = op;
+    return slot;
+}
+
+/* Like a bench op, without a callback: the completion is taken from the image's queue by
+ * the caller's poll of this target. */
+static int bench_submit_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_rbd_target *bench = self;
+    bool write = request->verb == CM_REQUEST_WRITE;
+    if (!write && request->verb != CM_REQUEST_READ)
+        return -EOPNOTSUPP;
+    struct cm_rbd_request *slot = request_slot(bench, op);
+    if (!slot)
+        return -ENOMEM;
+    op->kind = write ? CM_OP_WRITE : CM_OP_READ;
+    op->length = write ? request->data_length : request->length;
+    int rc = rbd_aio_create_completion(slot, NULL, &slot->completion);
+    if (rc < 0) {
+        slot->completion = NULL;
+        return rc;
+    }
+    rc = write ? rbd_aio_write2(bench->image->image, request->offset, request->data_length,
+                                request->data, slot->completion, 0)
+               : rbd_aio_read2(bench->image->image, request->offset, request->length,
+                               request->buffer, slot->completion, 0);
+    if (rc < 0) {
+        rbd_aio_release(slot->completion);
+        slot->completion = NULL;
+    }
+    return rc;
+}
+
+static void bench_complete_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    (void)request;
+    struct cm_rbd_target *bench = self;
+    struct cm_rbd_request *slot = bench->request_slots[op->slot];
+    if (slot->completion) {
+        rbd_aio_release(slot->completion);
+        slot->completion = NULL;
+    }
+}
+
+void cm_rbd_target_init_requests(struct cm_rbd_target *bench, struct cm_rbd_image *image)
+{
+    memset(bench, 0, sizeof *bench);
+    bench->image = image;
+    bench->run_id = cm_rados_new_run_id();
+}
+
 const struct cm_target_ops cm_rbd_target_ops = {
     .version = CM_TARGET_OPS_VERSION,
     .name = "rbd",
@@ -250,6 +317,8 @@ const struct cm_target_ops cm_rbd_target_ops = {
     .complete = bench_complete,
     .poll = bench_poll,
     .wait_fd = bench_wait_fd,
+    .submit_request = bench_submit_request,
+    .complete_request = bench_complete_request,
 };
 
 /* Reads the io size earlier write runs recorded, and records this run's when it writes:
@@ -372,4 +441,9 @@ void cm_rbd_target_fini(struct cm_rbd_target *bench)
     bench->busy = bench->written = NULL;
     bench->stage = NULL;
     bench->payload = NULL;
+    for (size_t i = 0; i < bench->n_request_slots; i++)
+        free(bench->request_slots[i]);
+    free(bench->request_slots);
+    bench->request_slots = NULL;
+    bench->n_request_slots = 0;
 }

@@ -51,6 +51,9 @@ struct cm_rbd_target {
     char verify_errors[CM_RBD_VERIFY_ERRORS_KEPT][640];
     unsigned n_verify_errors;
     char metadata_error[400]; /* the io size record could not be written; empty if fine */
+    /* requests chosen by the caller (submit_request): per caller slot, made on first use */
+    void **request_slots; /* struct cm_rbd_request *, by op slot (cm_request_slot_entry) */
+    size_t n_request_slots;
 };
 
 extern const struct cm_target_ops cm_rbd_target_ops;
@@ -60,5 +63,10 @@ extern const struct cm_target_ops cm_rbd_target_ops;
 int cm_rbd_target_init(struct cm_rbd_target *bench, struct cm_rbd_image *image,
                        const struct cm_rbd_target_options *options, char *error, size_t error_size);
 void cm_rbd_target_fini(struct cm_rbd_target *bench);
+
+/* Prepares a target that serves only requests chosen by its caller (submit_request: read
+ * and write at an offset), for scripted workers; its completions come through the image's
+ * event fd like a bench's (poll, wait_fd). Released with cm_rbd_target_fini. */
+void cm_rbd_target_init_requests(struct cm_rbd_target *bench, struct cm_rbd_image *image);
 
 #endif

@@ -1,13 +1,16 @@
 /* The `cephmark.socket` Lua module: socket.bench, an iperf-like TCP bandwidth test (streams,
  * direction, buffer size; bits/s per second, retransmits from TCP_INFO) or a
  * request/response latency test, run by the op engine against a `cephmark netserver`; and
- * socket.serve, that server (socket_target.c). */
+ * socket.serve, that server (socket_server.c); socket.connect, one connection to it whose
+ * send, receive and request calls block outside scripted workers and go through the
+ * client target's per-request submit inside them. */
 #include "bench_lua.h"
 #include "exitcode.h"
 #include "interrupt.h"
 #include "lstate.h"
 #include "registry.h"
 #include "socket_net.h"
+#include "workers.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -331,9 +334,268 @@ static int socket_serve(lua_State *L)
     return 1;
 }
 
+/* ---- connections ------------------------------------------------------------------------ */
+
+#define CONNECTION_TYPE "cephmark.socket.connection"
+
+struct connection {
+    struct cm_net_client client; /* client.n_streams is 0 once closed */
+    enum cm_net_mode mode;
+    double timeout; /* blocking calls: seconds for the whole transfer */
+    unsigned worker_targets;
+    unsigned char *request_data; /* request_size bytes sent by conn:request() without data */
+};
+
+static struct connection *check_connection(lua_State *L, int arg)
+{
+    struct connection *conn = luaL_checkudata(L, arg, CONNECTION_TYPE);
+    if (conn->client.n_streams == 0)
+        luaL_argerror(L, arg, "connection is closed");
+    return conn;
+}
+
+static int connection_close(lua_State *L)
+{
+    struct connection *conn = luaL_checkudata(L, 1, CONNECTION_TYPE);
+    if (conn->worker_targets)
+        return luaL_error(L, "close: scripted workers are using this connection (close it after "
+                             "their phase)");
+    if (conn->client.n_streams)
+        cm_net_client_close(&conn->client);
+    free(conn->request_data);
+    conn->request_data = NULL;
+    return 0;
+}
+
+static int connection_tostring(lua_State *L)
+{
+    struct connection *conn = luaL_checkudata(L, 1, CONNECTION_TYPE);
+    if (conn->client.n_streams == 0)
+        lua_pushliteral(L, "socket connection (closed)");
+    else
+        lua_pushfstring(L, "socket connection to %s", conn->client.peer);
+    return 1;
+}
+
+/* socket.connect's options (also published as socket.connect_options) */
+static const char *const socket_connect_options[] = {
+    "connect_timeout", "host",    "mode",       "port", "request_size",
+    "response_size",   "timeout", "token_file", NULL};
+
+/* socket.connect{host=, port=5301, mode="rr"|"send"|"recv", request_size=1,
+ *   response_size=1, token_file=, connect_timeout=5, timeout=30}
+ *   -> connection | nil, message, code
+ * One stream to a `cephmark netserver`: rr (the server answers every request_size bytes
+ * with response_size bytes), send (it reads and counts), recv (it sends without end). */
+static int socket_connect(lua_State *L)
+{
+    static const char *const connect_modes[] = {"send", "recv", "rr", NULL};
+    const char *what = "socket.connect";
+    luaL_checktype(L, 1, LUA_TTABLE);
+    cm_lua_check_options(L, 1, what, socket_connect_options, false);
+    struct cm_net_options options = {.streams = 1};
+    options.host = cm_lua_opt_string(L, 1, "host", NULL, what);
+    if (!options.host || !options.host[0])
+        return luaL_error(L, "%s: host is required (where `cephmark netserver` runs)", what);
+    options.port = (int)cm_lua_opt_integer(L, 1, "port", CM_NET_DEFAULT_PORT, 1, 65535, what);
+    options.mode = (enum cm_net_mode)cm_lua_opt_choice(L, 1, "mode", connect_modes, 2,
+                                                       "rr, send or recv", what);
+    uint64_t request = cm_lua_opt_size(L, 1, "request_size", 1, what);
+    uint64_t response = cm_lua_opt_size(L, 1, "response_size", 1, what);
+    if (request == 0 || request > CM_NET_CONNECTION_BUFFER || response == 0 ||
+        response > CM_NET_CONNECTION_BUFFER)
+        return luaL_error(L, "%s: request_size and response_size must be between 1 and %d bytes",
+                          what, (int)CM_NET_CONNECTION_BUFFER);
+    options.buffer_size = (uint32_t)request;
+    options.response_size = (uint32_t)response;
+    char token[CM_NET_MAX_TOKEN];
+    options.token_len = read_token(L, 1, what, token);
+    options.token = token;
+    options.connect_timeout = cm_lua_opt_duration(L, 1, "connect_timeout", 5, what);
+    if (options.connect_timeout <= 0)
+        options.connect_timeout = 5;
+    double timeout = cm_lua_opt_duration(L, 1, "timeout", 30, what);
+    struct connection *conn = lua_newuserdatauv(L, sizeof *conn, 0);
+    memset(conn, 0, sizeof *conn);
+    luaL_setmetatable(L, CONNECTION_TYPE);
+    conn->mode = options.mode;
+    conn->timeout = timeout > 0 ? timeout : 30;
+    conn->request_data = calloc(1, (size_t)request);
+    if (!conn->request_data)
+        return luaL_error(L, "%s: out of memory", what);
+    char error[512];
+    int rc = cm_net_client_open(&conn->client, &options, error, sizeof error);
+    if (rc < 0)
+        return cm_lua_failure(L, rc, error);
+    conn->client.options.token = NULL; /* the token lived on this function's stack */
+    conn->client.options.token_len = 0;
+    conn->client.request_timeout = conn->timeout; /* the same bound inside workers */
+    return 1;
+}
+
+/* Inside a scripted worker, send, receive and request go through the connection's client
+ * target (its submit_request, see runtime/workers.h) and yield until the bytes moved. */
+static void connection_worker_release(void *instance)
+{
+    struct connection *conn = instance; /* its client, the first member, is the target */
+    conn->worker_targets--;
+}
+
+static int connection_worker_continue(lua_State *L, int status, lua_KContext context)
+{
+    (void)status;
+    (void)context;
+    struct connection *conn = luaL_checkudata(L, 1, CONNECTION_TYPE);
+    struct cm_op *op = cm_worker_current(L);
+    const struct cm_request *request = cm_worker_request(op);
+    int64_t result = cm_worker_result(op);
+    if (result < 0)
+        return cm_lua_failure(
+            L, (int)result,
+            request->message[0]
+                ? request->message
+                : lua_pushfstring(L, "%s: %s", conn->client.peer,
+                                  result == -ECONNRESET ? "the server closed the connection"
+                                  : result == -ETIMEDOUT
+                                      ? lua_pushfstring(L, "not done within %f s", conn->timeout)
+                                      : strerror((int)-result)));
+    if (request->verb == CM_REQUEST_SEND)
+        lua_pushboolean(L, 1);
+    else
+        lua_pushlstring(L, request->buffer, request->length);
+    return 1;
+}
+
+static int connection_worker_submit(lua_State *L, struct connection *conn,
+                                    struct cm_request *request)
+{
+    struct cm_worker_target *attached = cm_worker_target_find(L, conn);
+    if (!attached) {
+        conn->worker_targets++;
+        attached = cm_worker_target_attach(L, 1, conn, &cm_net_client_ops, &conn->client,
+                                           connection_worker_release);
+        if (!attached)
+            return luaL_error(L, "out of memory for a worker's socket target");
+    }
+    if (request->verb != CM_REQUEST_SEND) {
+        request->buffer =
+            cm_worker_scratch(cm_worker_current(L), request->length ? request->length : 1);
+        if (!request->buffer)
+            return luaL_error(L, "out of memory for a %I-byte worker receive",
+                              (lua_Integer)request->length);
+    }
+    return cm_worker_submit(L, attached, request, connection_worker_continue, 0);
+}
+
+static int transfer_failure(lua_State *L, struct connection *conn, int rc)
+{
+    return cm_lua_failure(
+        L, rc,
+        lua_pushfstring(L, "%s: %s", conn->client.peer,
+                        rc == -ECONNRESET ? "the server closed the connection"
+                        : rc == -ETIMEDOUT
+                            ? lua_pushfstring(L, "no progress within %f s", conn->timeout)
+                            : strerror(-rc)));
+}
+
+/* conn:send(data) -> true | nil, message, code (modes send and rr) */
+static int connection_send(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    size_t length;
+    const char *data = luaL_checklstring(L, 2, &length);
+    if (conn->mode == CM_NET_RECV)
+        return luaL_error(L, "conn:send: a connection in mode recv only receives");
+    lua_settop(L, 2);
+    if (cm_worker_current(L))
+        return connection_worker_submit(
+            L, conn,
+            &(struct cm_request){.verb = CM_REQUEST_SEND, .data = data, .data_length = length});
+    int rc = cm_net_client_transfer(&conn->client, true, (void *)data, length, conn->timeout);
+    if (rc < 0)
+        return transfer_failure(L, conn, rc);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* conn:receive(length) -> data | nil, message, code (modes recv and rr) */
+static int connection_receive(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    lua_Integer length = luaL_checkinteger(L, 2);
+    if (length < 0 || length > (1 << 30))
+        return luaL_argerror(L, 2, "length must be between 0 and 1G");
+    if (conn->mode == CM_NET_SEND)
+        return luaL_error(L, "conn:receive: a connection in mode send only sends");
+    lua_settop(L, 2);
+    if (cm_worker_current(L))
+        return connection_worker_submit(
+            L, conn, &(struct cm_request){.verb = CM_REQUEST_RECEIVE, .length = (size_t)length});
+    luaL_Buffer b;
+    char *space = luaL_buffinitsize(L, &b, (size_t)length);
+    int rc = cm_net_client_transfer(&conn->client, false, space, (size_t)length, conn->timeout);
+    if (rc < 0)
+        return transfer_failure(L, conn, rc);
+    luaL_pushresultsize(&b, (size_t)length);
+    return 1;
+}
+
+/* conn:request([data]) -> response | nil, message, code (mode rr): one request of
+ * request_size bytes (data, or zeros) and its response of response_size bytes */
+static int connection_request(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    if (conn->mode != CM_NET_RR)
+        return luaL_error(L, "conn:request needs a connection in mode rr");
+    size_t size = conn->client.options.buffer_size, length = size;
+    const char *data = (const char *)conn->request_data;
+    if (!lua_isnoneornil(L, 2)) {
+        data = luaL_checklstring(L, 2, &length);
+        if (length != size)
+            return luaL_argerror(L, 2,
+                                 lua_pushfstring(L, "a request is request_size (%d) bytes, got %d",
+                                                 (int)size, (int)length));
+    }
+    size_t response = conn->client.options.response_size;
+    lua_settop(L, 2);
+    if (cm_worker_current(L))
+        return connection_worker_submit(L, conn,
+                                        &(struct cm_request){.verb = CM_REQUEST_EXCHANGE,
+                                                             .data = data,
+                                                             .data_length = size,
+                                                             .length = response});
+    int rc = cm_net_client_transfer(&conn->client, true, (void *)data, size, conn->timeout);
+    luaL_Buffer b;
+    char *space = luaL_buffinitsize(L, &b, response);
+    if (rc == 0)
+        rc = cm_net_client_transfer(&conn->client, false, space, response, conn->timeout);
+    if (rc < 0)
+        return transfer_failure(L, conn, rc);
+    luaL_pushresultsize(&b, response);
+    return 1;
+}
+
 int luaopen_cephmark_socket(lua_State *L)
 {
+    static const luaL_Reg connection_methods[] = {
+        {"close", connection_close},
+        {"receive", connection_receive},
+        {"request", connection_request},
+        {"send", connection_send},
+        {NULL, NULL},
+    };
+    luaL_newmetatable(L, CONNECTION_TYPE);
+    luaL_newlib(L, connection_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, connection_close);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, connection_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, connection_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
     static const luaL_Reg functions[] = {
+        {"connect", socket_connect},
         {"serve", socket_serve},
         {NULL, NULL},
     };
@@ -342,6 +604,8 @@ int luaopen_cephmark_socket(lua_State *L)
      *   buffer_size="128K", request_size=1, response_size=1, seconds=10, bytes=, ops=,
      *   warmup=, rate=, connect_timeout=5, on_second=} -> result table */
     cm_bench_set_functions(L, &cm_socket_bench);
+    cm_lua_push_option_names(L, socket_connect_options, false);
+    lua_setfield(L, -2, "connect_options");
     lua_pushinteger(L, CM_NET_DEFAULT_PORT);
     lua_setfield(L, -2, "DEFAULT_PORT");
     return 1;

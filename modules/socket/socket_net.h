@@ -76,6 +76,17 @@ struct cm_net_client {
     uint32_t retransmits_seen;
     struct cm_net_remote remote[CM_NET_MAX_STREAMS];
     bool have_remote;
+    /* a request chosen by the caller (submit_request) on stream 0, one at a time: `send`
+     * goes out, then `receive` bytes come in */
+    struct cm_op *request_op;
+    const unsigned char *request_send;
+    size_t request_send_length;
+    unsigned char *request_receive;
+    size_t request_receive_length;
+    size_t request_done;
+    bool serves_requests;   /* polled by a caller's loop: take every epoll event, see poll */
+    double request_timeout; /* seconds a request may take; 0: no limit */
+    uint64_t request_deadline_ns;
 };
 
 extern const struct cm_target_ops cm_net_client_ops;
@@ -92,6 +103,15 @@ uint32_t cm_net_client_second(struct cm_net_client *client);
  * results could not be had (the run's own figures stand). */
 int cm_net_client_finish(struct cm_net_client *client, char *error, size_t error_size);
 void cm_net_client_close(struct cm_net_client *client);
+
+/* A connection's own calls (cephmark.socket's socket.connect, one stream): blocking, sends
+ * or receives exactly `length` bytes on stream 0 within `timeout` seconds. 0, or -errno
+ * (-ETIMEDOUT, -ECONNRESET when the server closed the stream). Inside scripted workers the
+ * same stream takes requests through cm_net_client_ops' submit_request (SEND, RECEIVE,
+ * EXCHANGE; one at a time: a second fails with -EBUSY), each failing with -ETIMEDOUT when
+ * not done within client->request_timeout seconds (0: no limit). */
+int cm_net_client_transfer(struct cm_net_client *client, bool sending, void *buffer, size_t length,
+                           double timeout);
 
 /* ---- the server -------------------------------------------------------------------------- */
 

@@ -280,12 +280,79 @@ static int client_submit(void *self, struct cm_op *op)
     return 0;
 }
 
-/* Resumes the streams epoll says are ready; nothing to ask while no stream waits. */
+/* Moves the caller's request forward until it completes or the socket would block (the
+ * stream is edge-triggered in epoll: the next event comes once it is ready again). */
+static void advance_request(struct cm_net_client *client)
+{
+    int fd = client->streams[0].fd;
+    size_t total = client->request_send_length + client->request_receive_length;
+    int64_t result = 0;
+    while (client->request_done < total) {
+        bool sending = client->request_done < client->request_send_length;
+        ssize_t n =
+            sending
+                ? send(fd, client->request_send + client->request_done,
+                       client->request_send_length - client->request_done,
+                       MSG_NOSIGNAL | MSG_DONTWAIT)
+                : recv(fd,
+                       client->request_receive + client->request_done - client->request_send_length,
+                       total - client->request_done, MSG_DONTWAIT);
+        if (n > 0) {
+            client->request_done += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        result = n == 0 ? -ECONNRESET : -errno;
+        break;
+    }
+    struct cm_op *op = client->request_op;
+    client->request_op = NULL;
+    cm_engine_complete(op, result < 0 ? result : (int64_t)total);
+}
+
+static int client_submit_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_net_client *client = self;
+    if (client->n_streams == 0 || client->streams[0].fd < 0)
+        return -EBADF;
+    if (client->request_op) {
+        snprintf(request->message, sizeof request->message,
+                 "the connection to %s is busy with another worker's request (one connection "
+                 "per worker)",
+                 client->peer);
+        return -EBUSY;
+    }
+    bool send_part = request->verb == CM_REQUEST_SEND || request->verb == CM_REQUEST_EXCHANGE;
+    bool receive_part = request->verb == CM_REQUEST_RECEIVE || request->verb == CM_REQUEST_EXCHANGE;
+    if (!send_part && !receive_part)
+        return -EOPNOTSUPP;
+    client->serves_requests = true;
+    client->request_op = op;
+    client->request_deadline_ns = client->request_timeout > 0
+                                      ? cm_now_ns() + (uint64_t)(client->request_timeout * 1e9)
+                                      : UINT64_MAX;
+    client->request_send = send_part ? request->data : NULL;
+    client->request_send_length = send_part ? request->data_length : 0;
+    client->request_receive = receive_part ? request->buffer : NULL;
+    client->request_receive_length = receive_part ? request->length : 0;
+    client->request_done = 0;
+    op->kind = !receive_part ? CM_OP_WRITE : !send_part ? CM_OP_READ : CM_OP_OTHER;
+    op->length = client->request_send_length + client->request_receive_length;
+    advance_request(client);
+    return 0;
+}
+
+/* Resumes the streams epoll says are ready; nothing to ask while no stream waits. A client
+ * serving requests takes its events even then: its epoll fd sits in its caller's wait set,
+ * where an event left pending would keep waking the caller's loop. */
 static void client_poll(void *self, uint64_t now_ns)
 {
     (void)now_ns;
     struct cm_net_client *client = self;
-    if (client->waiting == 0)
+    if (client->waiting == 0 && !client->request_op && !client->serves_requests)
         return;
     struct epoll_event events[64];
     int n = epoll_wait(client->epoll_fd, events, 64, 0);
@@ -293,7 +360,36 @@ static void client_poll(void *self, uint64_t now_ns)
         struct cm_net_stream *stream = events[i].data.ptr;
         if (stream->active)
             advance(stream);
+        else if (client->request_op && stream == &client->streams[0])
+            advance_request(client);
     }
+    if (client->request_op && cm_now_ns() >= client->request_deadline_ns) {
+        /* the stream is left mid-exchange: its next request would read stale bytes */
+        struct cm_op *op = client->request_op;
+        client->request_op = NULL;
+        shutdown(client->streams[0].fd, SHUT_RDWR);
+        cm_engine_complete(op, -ETIMEDOUT);
+    }
+}
+
+static uint64_t client_next_deadline(void *self)
+{
+    struct cm_net_client *client = self;
+    return client->request_op ? client->request_deadline_ns : UINT64_MAX;
+}
+
+int cm_net_client_transfer(struct cm_net_client *client, bool sending, void *buffer, size_t length,
+                           double timeout)
+{
+    if (client->n_streams == 0 || client->streams[0].fd < 0)
+        return -EBADF;
+    if (client->request_op)
+        return -EBUSY;
+    int rc = cm_net_transfer_all(client->streams[0].fd, buffer, length, sending,
+                                 cm_now_ns() + (uint64_t)(timeout * 1e9));
+    if (rc == -ETIMEDOUT) /* cut mid-exchange, as a timed-out request is */
+        shutdown(client->streams[0].fd, SHUT_RDWR);
+    return rc;
 }
 
 static int client_wait_fd(void *self)
@@ -309,6 +405,8 @@ const struct cm_target_ops cm_net_client_ops = {
     .submit = client_submit,
     .poll = client_poll,
     .wait_fd = client_wait_fd,
+    .next_deadline = client_next_deadline,
+    .submit_request = client_submit_request,
 };
 
 uint32_t cm_net_client_second(struct cm_net_client *client)

@@ -2,9 +2,10 @@
  * (modules/http/http_response.c): whatever a server sends, the parser must stay inside its buffers,
  * always offer room while it wants bytes, and reach the same outcome (state, status, body
  * length and kept body bytes, keep-alive) whether the answer arrives in one piece per read or
- * cut at arbitrary points. Input: byte 0 picks a HEAD request (bit 0) and the body buffer's
- * capacity (bits 1-3), byte 1 seeds the cut points, the rest is what the server sends; the
- * end of the input is the server closing the connection. */
+ * cut at arbitrary points; a growing body (answer.grow) keeps every byte of a complete
+ * answer. Input: byte 0 picks a HEAD request (bit 0), the body buffer's capacity (bits 1-3)
+ * and a growing body (bit 4), byte 1 seeds the cut points, the rest is what the server
+ * sends; the end of the input is the server closing the connection. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,11 @@ static struct cm_http_answer answer;
 /* Feeds `bytes` in pieces of at most `cut` (0: as much as the parser has room for), then
  * the close. `cut_seed` varies the piece sizes. */
 static struct outcome feed(const uint8_t *bytes, size_t length, bool head_request,
-                           unsigned char *body, size_t capacity, unsigned cut_seed, bool cut)
+                           unsigned char **body, size_t capacity, bool grow, unsigned cut_seed,
+                           bool cut)
 {
-    cm_http_answer_start(&answer, head_request, body, capacity);
+    cm_http_answer_start(&answer, head_request, *body, capacity);
+    answer.grow = grow;
     enum cm_http_answer_state state = CM_HTTP_ANSWER_MORE;
     size_t at = 0;
     uint32_t rng = cut_seed * 2654435761u + 1;
@@ -55,6 +58,8 @@ static struct outcome feed(const uint8_t *bytes, size_t length, bool head_reques
         abort(); /* a malformed answer always says why */
     if (state == CM_HTTP_ANSWER_DONE && answer.status < 200)
         abort();
+    *body = answer.body; /* grown or not, the caller's to free */
+    capacity = answer.capacity;
     struct outcome out = {state, answer.status, answer.keep_alive, answer.received,
                           answer.received < capacity ? answer.received : capacity};
     return out;
@@ -67,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool head_request = data[0] & 1;
     static const size_t capacities[8] = {0, 1, 5, 16, 100, 4096, 5000, 70000};
     size_t capacity = capacities[(data[0] >> 1) & 7];
+    bool grow = data[0] & 16;
     const uint8_t *bytes = data + 2;
     size_t length = size - 2;
     /* exact-size heap buffers, so ASan sees a write past the capacity */
@@ -74,10 +80,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char *pieces = malloc(capacity ? capacity : 1);
     if (!whole || !pieces)
         abort();
-    struct outcome a =
-        feed(bytes, length, head_request, capacity ? whole : NULL, capacity, 0, false);
-    struct outcome b =
-        feed(bytes, length, head_request, capacity ? pieces : NULL, capacity, data[1], true);
+    if (!capacity) {
+        free(whole);
+        free(pieces);
+        whole = pieces = NULL;
+    }
+    struct outcome a = feed(bytes, length, head_request, &whole, capacity, grow, 0, false);
+    struct outcome b = feed(bytes, length, head_request, &pieces, capacity, grow, data[1], true);
     /* bytes after a complete answer end it the same way; a malformed answer may be noticed
      * at a different byte, but it is malformed either way */
     if (a.state != b.state)
@@ -89,6 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if (a.kept && memcmp(whole, pieces, a.kept) != 0)
             abort();
+        if (grow && a.kept != a.received)
+            abort(); /* a growing body keeps all of a complete answer */
     }
     free(whole);
     free(pieces);

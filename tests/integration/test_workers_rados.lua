@@ -29,6 +29,20 @@ t.eq(mismatches, 0, "reads in workers return the written data")
 t.ok(r.lat.p50 > 0.00001, "latencies are real round trips")
 t.ok(r.bytes > 0 and r.bytes % 4096 == 0, "bytes counted for reads and writes")
 
+-- a fixed amount of work: every call is one op of its kind, with its bytes and one latency
+local fixed = workers.run { n = 4, fn = function(w)
+  for i = 1, 5 do assert(pool:write(string.format("f%d_%d", w.id, i), data)) end
+  for i = 1, 5 do assert(pool:read(string.format("f%d_%d", w.id, i), 4096, 0) == data) end
+  for i = 1, 5 do assert(pool:stat(string.format("f%d_%d", w.id, i)) == 4096) end
+  for i = 1, 5 do assert(pool:remove(string.format("f%d_%d", w.id, i))) end
+end }
+t.eq(fixed.errors, 0, "fixed work: no failed ops")
+t.eq(fixed.ops, 80, "fixed work: one op per call")
+t.eq(fixed.writes, 20, "fixed work: writes")
+t.eq(fixed.reads, 20, "fixed work: reads")
+t.eq(fixed.bytes, 40 * 4096, "fixed work: bytes of reads and writes")
+t.eq(fixed.lat.count, 80, "fixed work: one latency per op")
+
 -- failures come back as nil, message, code, and count as failed ops
 local seen
 local f = workers.run { n = 1, fn = function()

@@ -5,6 +5,8 @@
  * close, keep-alive connections dropped while idle, error statuses, silence (the timeout),
  * garbage and oversized headers, and a refused port (errors without a storm). The server
  * keeps PUT bodies and returns them on GET, so the round trip is verified as in a real run.
+ * Requests chosen by the caller (submit_request, as scripted workers make them) go through
+ * the same answer shapes, with bodies of unknown size kept whole.
  * radosgw itself is exercised by the integration tests. */
 #include "check.h"
 #include "engine.h"
@@ -365,6 +367,132 @@ static struct outcome run(const struct cm_http_client *client, enum cm_http_targ
     return out;
 }
 
+/* ---- requests chosen by the caller: a small caller target, as scripted workers are ------- */
+
+#define CALLER_DEPTH 4
+
+struct caller {
+    struct cm_http_target *inner;
+    const struct cm_target_ops *ops;
+    bool put;    /* PUT req_<N> (N = sequence % 8) with its own bytes, else GET them */
+    size_t size; /* bytes of req_<N>: size + N */
+    struct cm_request requests[CALLER_DEPTH];
+    bool pending[CALLER_DEPTH];
+    char names[CALLER_DEPTH][32];
+    unsigned char *bodies; /* 8 bodies of size + 7 bytes */
+    uint64_t good, bad;
+    char first_error[512];
+};
+
+static unsigned char body_byte(size_t object, size_t at)
+{
+    return (unsigned char)(object * 31 + at * 7 + (at >> 9));
+}
+
+static int caller_submit(void *self, struct cm_op *op)
+{
+    struct caller *c = self;
+    size_t object = op->sequence % 8;
+    struct cm_request *r = &c->requests[op->slot];
+    snprintf(c->names[op->slot], sizeof c->names[0], "req_%zu", object);
+    *r = (struct cm_request){.verb = c->put ? CM_REQUEST_WRITE_FULL : CM_REQUEST_READ,
+                             .container = "c1",
+                             .name = c->names[op->slot]};
+    if (c->put) {
+        r->data = c->bodies + object * (c->size + 7);
+        r->data_length = c->size + object;
+    }
+    int rc = c->ops->submit_request(c->inner, op, r);
+    c->pending[op->slot] = rc == 0;
+    return rc;
+}
+
+static void caller_complete(void *self, struct cm_op *op)
+{
+    struct caller *c = self;
+    struct cm_request *r = &c->requests[op->slot];
+    if (c->pending[op->slot])
+        c->ops->complete_request(c->inner, op, r);
+    c->pending[op->slot] = false;
+    size_t object = op->sequence % 8, want = c->size + object;
+    bool ok = op->result >= 0 && r->status / 100 == 2;
+    if (ok && !c->put) {
+        ok = r->reply_length == want && (uint64_t)op->result == want && op->length == want &&
+             memcmp(r->reply, c->bodies + object * (c->size + 7), want) == 0;
+    }
+    if (ok) {
+        c->good++;
+    } else if (c->bad++ == 0) {
+        snprintf(c->first_error, sizeof c->first_error,
+                 "%s %s: result %lld, status %d, %zu bytes back, %.300s", c->put ? "PUT" : "GET",
+                 r->name, (long long)op->result, r->status, r->reply_length, r->message);
+    }
+}
+
+static void caller_poll(void *self, uint64_t now_ns)
+{
+    struct caller *c = self;
+    c->ops->poll(c->inner, now_ns);
+}
+
+static uint64_t caller_next_deadline(void *self)
+{
+    struct caller *c = self;
+    return c->ops->next_deadline(c->inner);
+}
+
+static int caller_wait_fd(void *self)
+{
+    struct caller *c = self;
+    return c->ops->wait_fd(c->inner);
+}
+
+static const struct cm_target_ops caller_ops = {
+    .version = CM_TARGET_OPS_VERSION,
+    .name = "caller",
+    .submit = caller_submit,
+    .complete = caller_complete,
+    .poll = caller_poll,
+    .next_deadline = caller_next_deadline,
+    .wait_fd = caller_wait_fd,
+};
+
+/* `ops` requests of the caller's choosing over the native transport, CALLER_DEPTH at once. */
+static void run_requests(const struct cm_http_client *client, bool put, size_t size,
+                         unsigned char *bodies, uint64_t ops, const char *what)
+{
+    struct cm_http_target inner;
+    char error[640];
+    int rc = cm_http_target_init_requests(&inner, (struct cm_http_client *)client, CM_HTTP_NATIVE,
+                                          error, sizeof error);
+    CHECK_MSG(rc == 0, "%s: init: %s", what, error);
+    if (rc == 0) {
+        struct caller c = {.inner = &inner,
+                           .ops = cm_http_target_ops_for(&inner),
+                           .put = put,
+                           .size = size,
+                           .bodies = bodies};
+        CHECK(c.ops == &cm_http_wire_ops);
+        struct cm_engine_config config = {
+            .depth = CALLER_DEPTH, .max_ops = ops, .drain_timeout = 5};
+        struct cm_engine_result result;
+        rc = cm_engine_run(&config, &caller_ops, &c, &result);
+        CHECK(rc == 0);
+        if (rc == 0) {
+            CHECK_MSG(c.good == ops && c.bad == 0 && result.errors == 0,
+                      "%s: %llu good, %llu bad (%s)", what, (unsigned long long)c.good,
+                      (unsigned long long)c.bad, c.first_error);
+            uint64_t bytes = 0;
+            for (uint64_t i = 0; i < ops; i++)
+                bytes += size + i % 8;
+            CHECK_MSG(result.bytes == bytes, "%s: %llu bytes counted, %llu moved", what,
+                      (unsigned long long)result.bytes, (unsigned long long)bytes);
+            cm_engine_result_free(&result);
+        }
+    }
+    cm_http_target_fini(&inner);
+}
+
 static void done(struct outcome *o)
 {
     if (o->rc == 0)
@@ -417,6 +545,23 @@ int main(void)
                       connections);
         done(&get);
     }
+
+    /* requests chosen by the caller: PUT with the caller's bytes, then GET of bodies whose
+     * size the transport does not know, in every answer shape */
+    size_t request_size = 150000;
+    unsigned char *bodies = malloc(8 * (request_size + 7));
+    for (size_t object = 0; object < 8; object++)
+        for (size_t at = 0; at < request_size + 7; at++)
+            bodies[object * (request_size + 7) + at] = body_byte(object, at);
+    atomic_store(&server.mode, PLAIN);
+    run_requests(&client, true, request_size, bodies, 8, "requests: put");
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        atomic_store(&server.mode, shapes[i].mode);
+        char what[96];
+        snprintf(what, sizeof what, "requests: get, %s", shapes[i].name);
+        run_requests(&client, false, request_size, bodies, 24, what);
+    }
+    free(bodies);
 
     /* a 100 Continue that comes while a large PUT body is still going out (8 MB: more than
      * the kernel takes in one send): the body goes on and the final answer counts */

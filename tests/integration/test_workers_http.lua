@@ -1,0 +1,81 @@
+-- Scripted workers on the local cluster's radosgw, through Swift and S3: conn:put, get,
+-- head and delete inside workers go through the HTTP target's per-request submit on the
+-- engine's loop (libcurl's multi interface), are counted like a native phase's ops (kinds,
+-- bytes, one latency entry per op), and return what the blocking calls return, failures
+-- included; only the test's own container and bucket are touched.
+local rgw = require "cephmark.rgw"
+local swift = require "cephmark.swift"
+local s3 = require "cephmark.s3"
+local sys = require "cephmark.sys"
+local workers = require "cephmark.workers"
+local t = require "cephmark.test"
+
+local N, PER, SIZE = 4, 5, 3000
+
+local function exercise(api, conn, container, create, delete, list_all)
+  local before = #list_all(conn)
+  assert(create(conn, container))
+  local mismatches, heads = 0, 0
+  local r = workers.run { n = N, fn = function(w)
+    for i = 1, PER do
+      local name = string.format("w%d/%d", w.id, i)
+      assert(conn:put(container, name, string.rep(string.char(64 + w.id), SIZE + i)))
+    end
+    for i = 1, PER do
+      local name = string.format("w%d/%d", w.id, i)
+      if conn:get(container, name) ~= string.rep(string.char(64 + w.id), SIZE + i) then
+        mismatches = mismatches + 1
+      end
+      local info = assert(conn:head(container, name))
+      if info.size == SIZE + i and #info.etag == 32 then heads = heads + 1 end
+    end
+    for i = 1, PER do assert(conn:delete(container, string.format("w%d/%d", w.id, i))) end
+  end }
+  local bytes = 0
+  for i = 1, PER do bytes = bytes + 2 * N * (SIZE + i) end
+  t.eq(r.errors, 0, api .. ": no failed ops")
+  t.eq(r.ops, 4 * N * PER, api .. ": every call was one op")
+  t.eq(r.writes, N * PER, api .. ": puts counted as writes")
+  t.eq(r.reads, N * PER, api .. ": gets counted as reads")
+  t.eq(r.bytes, bytes, api .. ": bytes of every put and get")
+  t.eq(r.lat.count, 4 * N * PER, api .. ": one latency per op")
+  t.eq(mismatches, 0, api .. ": gets return what the workers put")
+  t.eq(heads, N * PER, api .. ": heads give the size and etag")
+  t.eq(#conn:list(container), 0, api .. ": the workers deleted every object")
+
+  -- failures come back as the blocking calls return them, and count as failed ops
+  local seen
+  local f = workers.run { n = 1, fn = function()
+    seen = { conn:get(container, "no-such-object") }
+  end }
+  t.eq(seen[1], nil, api .. ": a failed get returns nil")
+  t.match(seen[2], "^GET object '" .. container:gsub("%-", "%%-") .. "/no%-such%-object': 404",
+    api .. ": with the object and status named")
+  t.eq(seen[3], 404, api .. ": and the status")
+  t.eq(f.errors, 1, api .. ": the failed op is counted")
+  t.raises(function() workers.run { n = 1, fn = function()
+    conn:head(container, "x")
+    conn:close()
+  end } end, "scripted workers are using this connection", api .. ": no close inside a phase")
+
+  assert(delete(conn, container))
+  t.eq(#list_all(conn), before, api .. ": nothing else changed on the account")
+end
+
+local sc = rgw.swift_credentials {}
+local conn = assert(swift.connect { auth_url = sc.auth_url, user = sc.user, key = sc.key })
+exercise("swift", conn, "cephmark-test-workers-" .. sys.getpid(),
+  function(c, name) return c:create_container(name) end,
+  function(c, name) return c:delete_container(name) end,
+  function(c) return c:list_containers() end)
+conn:close()
+
+local creds = rgw.s3_credentials {}
+local bucket_conn = assert(s3.connect { endpoint = creds.endpoint, access_key = creds.access_key,
+  secret_key = creds.secret_key })
+exercise("s3", bucket_conn, "cephmark-test-workers-" .. sys.getpid(),
+  function(c, name) return c:create_bucket(name) end,
+  function(c, name) return c:delete_bucket(name) end,
+  function(c) return c:list_buckets() end)
+bucket_conn:close()
+return t.done()
