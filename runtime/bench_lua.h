@@ -117,7 +117,8 @@ bool cm_bench_given(const struct cm_bench *b, const char *name);
  * that the target points at, for instance. */
 void cm_bench_keep(struct cm_bench *b);
 
-/* The memory check of a target whose slots hold buffers (see cm_engine_lua_check_memory). */
+/* The memory check of a target whose slots hold buffers, before anything is allocated: refuses
+ * a run that does not fit cm_memory_available() with one line and exit 2 (cm_memory_fits). */
 void cm_bench_check_memory(struct cm_bench *b, uint64_t per_slot, uint64_t per_slot_library,
                            uint64_t shared, const char *buffers, const char *lower);
 

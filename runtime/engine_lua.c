@@ -1,5 +1,6 @@
 /* The engine's Lua side; see engine_lua.h. */
 #include "engine_lua.h"
+#include "exitcode.h"
 #include "bench_lua.h"
 #include "interrupt.h"
 #include "lstate.h"
@@ -399,19 +400,6 @@ bool cm_memory_fits(uint64_t slots, uint64_t per_slot, uint64_t per_slot_library
     snprintf(message, message_size, "%s, %s the %s this machine has available; %s", amount,
              need > available ? "more than" : "leaving less than 1/8 of", available_text, lower);
     return false;
-}
-
-void cm_engine_lua_check_memory(lua_State *L, const struct cm_engine_config *config,
-                                struct cm_engine_lua *bridge, uint64_t per_slot,
-                                uint64_t per_slot_library, uint64_t shared, const char *buffers,
-                                const char *lower, const char *what)
-{
-    char message[512];
-    if (cm_memory_fits(config->depth, per_slot, per_slot_library, shared, cm_memory_available(),
-                       buffers, lower, message, sizeof message))
-        return;
-    cm_engine_lua_finish(bridge);
-    cm_error_user(L, 2, "%s: %s", what, message);
 }
 
 void cm_engine_lua_release(struct cm_engine_lua *bridge)

@@ -44,14 +44,6 @@ bool cm_memory_fits(uint64_t slots, uint64_t per_slot, uint64_t per_slot_library
                     uint64_t available, const char *buffers, const char *lower, char *message,
                     size_t message_size);
 
-/* The up-front check of every target whose slots hold a buffer: after cm_engine_lua_config,
- * before anything is allocated. Refuses a run that does not fit cm_memory_available() with
- * an operator error (one line "<what>: <sentence>", exit 2), releasing the bridge first. */
-void cm_engine_lua_check_memory(lua_State *L, const struct cm_engine_config *config,
-                                struct cm_engine_lua *bridge, uint64_t per_slot,
-                                uint64_t per_slot_library, uint64_t shared, const char *buffers,
-                                const char *lower, const char *what);
-
 /* Releases the bridge's references without raising (after an error elsewhere). */
 void cm_engine_lua_release(struct cm_engine_lua *bridge);
 

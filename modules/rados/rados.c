@@ -1124,7 +1124,7 @@ static int raise_bounded(lua_State *L, int pool_index, int rc, const char *what)
     const char *message = push_bounded_message(L, pool_index, rc, what);
     char text[1024];
     snprintf(text, sizeof text, "bench: %s", message);
-    cm_push_user_error(L, 2, text);
+    cm_push_user_error(L, CM_EXIT_USAGE, text);
     return lua_error(L);
 }
 
@@ -1187,7 +1187,7 @@ static int raise_name_taken(lua_State *L, struct pool_handle *pool, const char *
                      "rados-cleanup -p %s --run-name %s`",
                      run_name, name, holder, name, run_name);
     }
-    cm_push_user_error(L, 2, text);
+    cm_push_user_error(L, CM_EXIT_USAGE, text);
     return lua_error(L);
 }
 
