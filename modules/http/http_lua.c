@@ -523,18 +523,26 @@ static int connection_put(lua_State *L)
     return 1;
 }
 
-/* conn:get(container, name) -> data | nil, message, code */
-static int connection_get(lua_State *L)
+/* conn:get, conn:head and conn:delete share this: inside a scripted worker the object named
+ * by arguments 2 and 3 goes to the phase's target (the call yields), else it is asked for at
+ * once. Returns the number of values pushed (a failure), or 0 with the answer in `response`. */
+static int object_call(lua_State *L, enum cm_request_verb verb, const char *method,
+                       struct cm_http_response *response)
 {
     struct connection *conn = check_connection(L, 1);
     const char *container = check_name(L, 2, container_word(conn));
     const char *name = check_name(L, 3, "object");
     if (cm_worker_current(L))
         return object_worker_submit(
-            L, conn,
-            &(struct cm_request){.verb = CM_REQUEST_READ, .container = container, .name = name});
+            L, conn, &(struct cm_request){.verb = verb, .container = container, .name = name});
+    return request(L, conn, method, container, name, NULL, NULL, 0, NULL, response);
+}
+
+/* conn:get(container, name) -> data | nil, message, code */
+static int connection_get(lua_State *L)
+{
     struct cm_http_response response = {0};
-    int n = request(L, conn, "GET", container, name, NULL, NULL, 0, NULL, &response);
+    int n = object_call(L, CM_REQUEST_READ, "GET", &response);
     if (n)
         return n;
     lua_pushlstring(L, response.body ? response.body : "", response.body_len);
@@ -545,15 +553,8 @@ static int connection_get(lua_State *L)
 /* conn:head(container, name) -> {size=, etag=, content_type=} | nil, message, code */
 static int connection_head(lua_State *L)
 {
-    struct connection *conn = check_connection(L, 1);
-    const char *container = check_name(L, 2, container_word(conn));
-    const char *name = check_name(L, 3, "object");
-    if (cm_worker_current(L))
-        return object_worker_submit(
-            L, conn,
-            &(struct cm_request){.verb = CM_REQUEST_STAT, .container = container, .name = name});
     struct cm_http_response response = {0};
-    int n = request(L, conn, "HEAD", container, name, NULL, NULL, 0, NULL, &response);
+    int n = object_call(L, CM_REQUEST_STAT, "HEAD", &response);
     if (n)
         return n;
     lua_createtable(L, 0, 3);
@@ -576,15 +577,8 @@ static int connection_head(lua_State *L)
 /* conn:delete(container, name) -> true | nil, message, code */
 static int connection_delete(lua_State *L)
 {
-    struct connection *conn = check_connection(L, 1);
-    const char *container = check_name(L, 2, container_word(conn));
-    const char *name = check_name(L, 3, "object");
-    if (cm_worker_current(L))
-        return object_worker_submit(
-            L, conn,
-            &(struct cm_request){.verb = CM_REQUEST_REMOVE, .container = container, .name = name});
     struct cm_http_response response = {0};
-    int n = request(L, conn, "DELETE", container, name, NULL, NULL, 0, NULL, &response);
+    int n = object_call(L, CM_REQUEST_REMOVE, "DELETE", &response);
     if (n)
         return n;
     cm_http_response_fini(&response);

@@ -605,19 +605,24 @@ static void request_finished(struct cm_http_target *bench, CURL *easy, CURLcode 
     cm_engine_complete(slot->op, result);
 }
 
-static void complete_request(void *self, struct cm_op *op, struct cm_request *request)
+void cm_http_request_outcome(struct cm_op *op, struct cm_request *request,
+                             const struct cm_http_response *response, const char *error)
 {
-    struct cm_http_target *bench = self;
-    struct http_request_slot *slot = bench->request_slots[op->slot];
-    const struct cm_http_response *response = &slot->exchange.response;
     request->status = (int)response->status;
     request->size = response->content_length;
     request->reply = response->body;
     request->reply_length = response->body_len;
-    if (slot->error[0])
-        snprintf(request->message, sizeof request->message, "%.511s", slot->error);
+    if (error[0])
+        snprintf(request->message, sizeof request->message, "%.511s", error);
     if (op->kind == CM_OP_READ)
         op->length = op->result >= 0 ? (uint64_t)op->result : 0;
+}
+
+static void complete_request(void *self, struct cm_op *op, struct cm_request *request)
+{
+    struct cm_http_target *bench = self;
+    struct http_request_slot *slot = bench->request_slots[op->slot];
+    cm_http_request_outcome(op, request, &slot->exchange.response, slot->error);
 }
 
 const struct cm_http_response *cm_http_target_response(const struct cm_http_target *bench,

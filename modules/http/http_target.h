@@ -139,6 +139,11 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
                         size_t error_size);
 void cm_http_target_fini(struct cm_http_target *bench);
 
+/* A worker request's outcome from its answer (both transports): status, size, the reply,
+ * the failure sentence `error` when not empty, and a read's length from its result. */
+void cm_http_request_outcome(struct cm_op *op, struct cm_request *request,
+                             const struct cm_http_response *response, const char *error);
+
 /* Prepares a target that serves only requests chosen by its caller (submit_request: PUT
  * for writes, GET for reads, HEAD for stats, DELETE for removes of `container`/`name`),
  * for scripted workers, on the caller's loop (poll, next_deadline, wait_fd), over the

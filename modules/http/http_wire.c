@@ -761,14 +761,7 @@ static void complete_request(void *self, struct cm_op *op, struct cm_request *re
         answer->has_content_length ? answer->content_length : response->body_len;
     snprintf(response->etag, sizeof response->etag, "%s", answer->etag);
     snprintf(response->content_type, sizeof response->content_type, "%s", answer->content_type);
-    request->status = (int)answer->status;
-    request->size = response->content_length;
-    request->reply = response->body;
-    request->reply_length = response->body_len;
-    if (slot->error[0])
-        snprintf(request->message, sizeof request->message, "%.511s", slot->error);
-    if (op->kind == CM_OP_READ)
-        op->length = op->result >= 0 ? (uint64_t)op->result : 0;
+    cm_http_request_outcome(op, request, response, slot->error);
 }
 
 const struct cm_http_response *cm_http_wire_response(const struct cm_http_target *bench,
