@@ -1,5 +1,6 @@
 -- Command-line parsing for the stdlib's commands (rados-bench, rados-cleanup, ...):
--- "-x VALUE", "--long VALUE", "--long=VALUE" and boolean flags, with one-line errors.
+-- "-x VALUE", "--long VALUE", "--long=VALUE" and boolean flags, with one-line errors; and
+-- what every command's start shares: -h/--help, the connection flags, the argument count.
 
 local sys = require "cephmark.sys"
 
@@ -53,6 +54,50 @@ function M.parse(command, argv, spec)
     i = i + 1
   end
   return options, positionals
+end
+
+-- The flags of every command that connects to the cluster, as for `cephmark run`; a spec
+-- takes them with spec(), and connection() turns them into connection.configure's table.
+M.CONNECTION = {
+  ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
+  ["--id"] = { key = "id", value = true },
+  ["-k"] = { key = "keyring", value = true }, ["--keyring"] = { key = "keyring", value = true },
+  ["--timeout"] = { key = "timeout", value = true },
+}
+
+-- spec(flags, ...) -> one spec: the entries of each table given, and -h/--help, which every
+-- command takes
+function M.spec(...)
+  local spec = { ["-h"] = { key = "help" }, ["--help"] = { key = "help" } }
+  for _, flags in ipairs { ... } do
+    for name, entry in pairs(flags) do spec[name] = entry end
+  end
+  return spec
+end
+
+-- command(command, argv, spec, usage) -> options, positionals; or nil when --help was asked,
+-- once usage is printed: the command then has nothing more to do but succeed.
+function M.command(command, argv, spec, usage)
+  local options, positionals = M.parse(command, argv, spec)
+  if options.help then
+    print(usage)
+    return nil
+  end
+  return options, positionals
+end
+
+-- at_most(command, positionals, count): a one-line error naming the first argument past count
+function M.at_most(command, positionals, count)
+  if #positionals > count then
+    sys.fail(string.format("%s: unexpected argument '%s'", command, positionals[count + 1]))
+  end
+end
+
+-- connection(command, options) -> connection.configure's table, from the CONNECTION flags
+-- parsed into options; a bad --timeout is a one-line error.
+function M.connection(command, options)
+  return { conf = options.conf, id = options.id, keyring = options.keyring,
+    timeout = options.timeout and M.seconds(command, "--timeout", options.timeout) }
 end
 
 -- Numbers on the command line are decimal: "0x10", "1e309" (infinity), "inf" and "nan",

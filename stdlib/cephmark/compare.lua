@@ -71,6 +71,14 @@ local function fail(message)
   error(message, 0)
 end
 
+-- Appends item to list unless seen has it: distinct items in order of first appearance.
+local function add_once(list, seen, item)
+  if not seen[item] then
+    seen[item] = true
+    list[#list + 1] = item
+  end
+end
+
 local function where_value(record, dimension)
   if dimension == "point" then return record.point end
   return (record.variant or {})[dimension]
@@ -85,16 +93,8 @@ local function where_mismatch(measured, where)
   table.sort(dimensions)
   local all_dimensions, seen_dimension = {}, {}
   for _, record in ipairs(measured) do
-    if record.point and not seen_dimension.point then
-      seen_dimension.point = true
-      all_dimensions[#all_dimensions + 1] = "point"
-    end
-    for dimension in pairs(record.variant or {}) do
-      if not seen_dimension[dimension] then
-        seen_dimension[dimension] = true
-        all_dimensions[#all_dimensions + 1] = dimension
-      end
-    end
+    if record.point then add_once(all_dimensions, seen_dimension, "point") end
+    for dimension in pairs(record.variant or {}) do add_once(all_dimensions, seen_dimension, dimension) end
   end
   table.sort(all_dimensions)
   for _, dimension in ipairs(dimensions) do
@@ -346,10 +346,7 @@ function M.build(records, spec)
   else
     local seen = {}
     for _, record in ipairs(candidates) do
-      if record.name ~= "cleanup" and not seen[record.name] then
-        seen[record.name] = true
-        phase_names[#phase_names + 1] = record.name
-      end
+      if record.name ~= "cleanup" then add_once(phase_names, seen, record.name) end
     end
   end
 
@@ -358,12 +355,7 @@ function M.build(records, spec)
   local cells = {}
   local dimensions_seen, dimension_seen = {}, {}
   for _, record in ipairs(candidates) do
-    for dimension in pairs(record.variant or {}) do
-      if not dimension_seen[dimension] then
-        dimension_seen[dimension] = true
-        dimensions_seen[#dimensions_seen + 1] = dimension
-      end
-    end
+    for dimension in pairs(record.variant or {}) do add_once(dimensions_seen, dimension_seen, dimension) end
     local key = row_key(record, by)
     local phase_ok = (wanted_phase and wanted_phase[record.name]) or
       (not wanted_phase and record.name ~= "cleanup")
@@ -381,10 +373,7 @@ function M.build(records, spec)
       cell.by_repetition[repetition] = record
       cell[#cell + 1] = record
       cells[record.name][key] = cell
-      if not variant_seen[key] then
-        variant_seen[key] = true
-        variants[#variants + 1] = key
-      end
+      add_once(variants, variant_seen, key)
     end
   end
   if wanted_phase then

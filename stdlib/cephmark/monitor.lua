@@ -258,26 +258,18 @@ end
 function M.figures(before, after)
   local window = after.monotonic - before.monotonic
   local host = { window = window, started_at = before.realtime, ended_at = after.realtime, missing = {} }
-  if before.daemons and after.daemons then
-    host.ceph = cpu.phase(before.daemons, after.daemons, nil)
-  else
-    host.missing.ceph = tostring(before.daemons_error or after.daemons_error)
+  -- host[name] from the part read at both ends, else why it was not: <part>_error
+  local function figure(name, part, delta)
+    if before[part] and after[part] then
+      host[name] = delta(before[part], after[part])
+    else
+      host.missing[name] = tostring(before[part .. "_error"] or after[part .. "_error"])
+    end
   end
-  if before.disks and after.disks then
-    host.disks = M.disk_delta(before.disks, after.disks, window, after.whole)
-  else
-    host.missing.disks = tostring(before.disks_error or after.disks_error)
-  end
-  if before.net and after.net then
-    host.network = M.net_delta(before.net, after.net, window)
-  else
-    host.missing.network = tostring(before.net_error or after.net_error)
-  end
-  if before.stat and after.stat then
-    host.cpu = M.host_cpu_delta(before.stat, after.stat, window)
-  else
-    host.missing.cpu = tostring(before.stat_error or after.stat_error)
-  end
+  figure("ceph", "daemons", function(start, stop) return cpu.phase(start, stop, nil) end)
+  figure("disks", "disks", function(start, stop) return M.disk_delta(start, stop, window, after.whole) end)
+  figure("network", "net", function(start, stop) return M.net_delta(start, stop, window) end)
+  figure("cpu", "stat", function(start, stop) return M.host_cpu_delta(start, stop, window) end)
   if next(host.missing) == nil then host.missing = nil end
   return host
 end

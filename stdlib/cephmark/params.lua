@@ -200,12 +200,14 @@ kinds.enum = {
   format = function(_, value) return tostring(value) end,
 }
 
+-- is_list(value) -> whether value is a table whose keys are exactly 1..n (an empty table is one)
 local function is_list(value)
   if type(value) ~= "table" then return false end
   local n = 0
   for _ in pairs(value) do n = n + 1 end
   return n == #value
 end
+M.is_list = is_list
 
 -- The element param of every list value parsed here, by the list's identity: a sweep over
 -- p.sizes then types its values as sizes, whatever the list param is called. Weak keys:

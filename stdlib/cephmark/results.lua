@@ -169,29 +169,20 @@ function M.phases_csv(phases)
   for _, c in ipairs(setting_columns) do columns[#columns + 1] = c end
   for _, c in ipairs(cpu_columns) do columns[#columns + 1] = "cpu_" .. c end
   if repetitions then columns[#columns + 1] = "repetition" end
-  local osd_seen = false
-  for _, phase in ipairs(phases) do
-    if type(phase.cluster) == "table" and type(phase.cluster.osd) == "table" then osd_seen = true end
+  -- a part of phase.cluster has its columns when any phase recorded it
+  local function cluster_columns(part, names, prefix)
+    for _, phase in ipairs(phases) do
+      if type(phase.cluster) == "table" and type(phase.cluster[part]) == "table" then
+        for _, c in ipairs(names) do columns[#columns + 1] = prefix .. c end
+        return
+      end
+    end
   end
-  if osd_seen then
-    for _, c in ipairs(osd_columns) do columns[#columns + 1] = "osd_" .. c end
-  end
+  cluster_columns("osd", osd_columns, "osd_")
   -- the cluster's state at the phase's start (cluster.state, cephmark.state): quiet or
   -- unquiet, the reasons joined by "; ", the health status
-  local state_seen = false
-  for _, phase in ipairs(phases) do
-    if type(phase.cluster) == "table" and type(phase.cluster.state) == "table" then state_seen = true end
-  end
-  if state_seen then
-    for _, c in ipairs { "state", "state_unquiet", "state_health" } do columns[#columns + 1] = c end
-  end
-  local space_seen = false
-  for _, phase in ipairs(phases) do
-    if type(phase.cluster) == "table" and type(phase.cluster.space) == "table" then space_seen = true end
-  end
-  if space_seen then
-    for _, c in ipairs(space_columns) do columns[#columns + 1] = "space_" .. c end
-  end
+  cluster_columns("state", { "state", "state_unquiet", "state_health" }, "")
+  cluster_columns("space", space_columns, "space_")
   local rows = {}
   for _, phase in ipairs(phases) do
     local result = phase.result or {}

@@ -72,12 +72,7 @@ local function copy(t)
   return out
 end
 
-local function is_list(value)
-  if type(value) ~= "table" then return false end
-  local n = 0
-  for _ in pairs(value) do n = n + 1 end
-  return n == #value
-end
+local is_list = params.is_list
 
 -- A value as results can hold it: functions, userdata and cycles dropped, lists marked
 -- as arrays so an empty one stays a list.

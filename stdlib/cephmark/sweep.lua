@@ -25,11 +25,9 @@ function M.config_dimension(name)
   return who, option
 end
 
+-- config.DEFAULT, a table, is a value of its own here, never a list
 local function is_list(value)
-  if type(value) ~= "table" or value == config.DEFAULT then return false end
-  local n = 0
-  for _ in pairs(value) do n = n + 1 end
-  return n == #value
+  return value ~= config.DEFAULT and params.is_list(value)
 end
 
 local function fail(site, message)

@@ -38,16 +38,11 @@ options:
   -c, --conf CONF / --id NAME / -k, --keyring FILE / --timeout SECONDS
                             as for `cephmark run`]]
 
-local spec = {
+local spec = args.spec({
   ["--name"] = { key = "name", value = true },
   ["--monitor"] = { key = "monitor" },
   ["--control-pool"] = { key = "control_pool", value = true },
-  ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
-  ["--id"] = { key = "id", value = true },
-  ["-k"] = { key = "keyring", value = true }, ["--keyring"] = { key = "keyring", value = true },
-  ["--timeout"] = { key = "timeout", value = true },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
-}
+}, args.CONNECTION)
 
 local log = distributed.logger("agent")
 
@@ -180,18 +175,14 @@ end
 
 function M.main(argv)
   local command = "agent"
-  local opts, positionals = args.parse(command, argv, spec)
-  if opts.help then
-    print(usage)
-    return sys.EXIT_OK
-  end
-  if #positionals > 0 then sys.fail(string.format("%s: unexpected argument '%s'", command, positionals[1])) end
+  local opts, positionals = args.command(command, argv, spec, usage)
+  if not opts then return sys.EXIT_OK end
+  args.at_most(command, positionals, 0)
   local name = opts.name or sys.hostname()
   if not name:match("^[%w][%w._-]*$") or #name > 64 then
     sys.fail(string.format("%s: --name must be letters, digits, '.', '_' or '-' (at most 64), got '%s'", command, name))
   end
-  connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
-    timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout) }
+  connection.configure(args.connection(command, opts))
   local cluster <close> = connection.connect()
   local pool <close> = distributed.open_pool(cluster, opts.control_pool)
   if opts.monitor then

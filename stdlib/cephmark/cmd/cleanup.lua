@@ -34,16 +34,11 @@ options:
   -c, --conf CONF / --id NAME / -k, --keyring FILE / --timeout SECONDS
                             as for `cephmark run`]]
 
-local spec = {
+local spec = args.spec({
   ["--leftovers"] = { key = "leftovers" },
   ["--yes"] = { key = "yes" }, ["-y"] = { key = "yes" },
   ["-p"] = { key = "pool", value = true }, ["--pool"] = { key = "pool", value = true },
-  ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
-  ["--id"] = { key = "id", value = true },
-  ["-k"] = { key = "keyring", value = true }, ["--keyring"] = { key = "keyring", value = true },
-  ["--timeout"] = { key = "timeout", value = true },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
-}
+}, args.CONNECTION)
 
 local command = "cleanup"
 
@@ -121,11 +116,8 @@ local function remove(cluster, item, profiles_in_use)
 end
 
 function M.main(argv)
-  local opts, positionals = args.parse(command, argv, spec)
-  if opts.help then
-    print(usage)
-    return sys.EXIT_OK
-  end
+  local opts, positionals = args.command(command, argv, spec, usage)
+  if not opts then return sys.EXIT_OK end
   if #positionals > 0 then
     sys.fail(string.format("%s: unexpected argument '%s' (see `cephmark cleanup --help`)", command, positionals[1]))
   end

@@ -51,11 +51,10 @@ exit codes: 0 the gate passed; 1 a metric is significantly worse by more than PC
 folder, a folder from before repetitions, two scenarios, no variant in common, an
 unknown metric, a bad threshold)]]
 
-local spec = {
+local spec = args.spec {
   ["--metric"] = { key = "metrics", value = true, list = true },
   ["--threshold"] = { key = "threshold", value = true },
   ["--strict"] = { key = "strict" },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
 }
 
 local function fail(message)
@@ -388,11 +387,8 @@ function M.run(base_dir, new_dir, options)
 end
 
 function M.main(argv)
-  local options, dirs = args.parse(command, argv, spec)
-  if options.help then
-    print(usage)
-    return sys.EXIT_OK
-  end
+  local options, dirs = args.command(command, argv, spec, usage)
+  if not options then return sys.EXIT_OK end
   if #dirs ~= 2 then
     fail(string.format("give two results folders, BASE_DIR and NEW_DIR, got %d (see `cephmark compare --help`)", #dirs))
   end

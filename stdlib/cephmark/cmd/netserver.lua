@@ -35,14 +35,13 @@ options:
   -q, --quiet               no line per test
   -h, --help                show this help]], socket.DEFAULT_PORT)
 
-local spec = {
+local spec = args.spec {
   ["-p"] = { key = "port", value = true }, ["--port"] = { key = "port", value = true },
   ["-B"] = { key = "bind", value = true }, ["--bind"] = { key = "bind", value = true },
   ["--token-file"] = { key = "token_file", value = true },
   ["--max-memory"] = { key = "max_memory", value = true },
   ["-1"] = { key = "once" }, ["--once"] = { key = "once" },
   ["-q"] = { key = "quiet" }, ["--quiet"] = { key = "quiet" },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
 }
 
 local function loopback(address)
@@ -51,14 +50,9 @@ end
 
 function M.main(argv)
   local command = "netserver"
-  local opts, positionals = args.parse(command, argv, spec)
-  if opts.help then
-    print(usage)
-    return sys.EXIT_OK
-  end
-  if #positionals > 0 then
-    sys.fail(string.format("%s: unexpected argument '%s'", command, positionals[1]))
-  end
+  local opts, positionals = args.command(command, argv, spec, usage)
+  if not opts then return sys.EXIT_OK end
+  args.at_most(command, positionals, 0)
   local port = args.integer(command, "--port", opts.port or tostring(socket.DEFAULT_PORT), 0, 65535)
   local max_memory
   if opts.max_memory then

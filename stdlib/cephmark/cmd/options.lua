@@ -24,9 +24,8 @@ options:
   --markdown                the reference as Markdown (docs/options.md)
   -h, --help                show this help]]
 
-local spec = {
+local spec = args.spec {
   ["--markdown"] = { key = "markdown" },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
 }
 
 local function default_text(option)
@@ -77,14 +76,9 @@ included; the others are inputs (tables, secrets) or are reported in their own f
 
 function M.main(argv)
   local command = "options"
-  local opts, positionals = args.parse(command, argv, spec)
-  if opts.help then
-    print(usage)
-    return sys.EXIT_OK
-  end
-  if #positionals > 1 then
-    sys.fail(string.format("%s: unexpected argument '%s'", command, positionals[2]))
-  end
+  local opts, positionals = args.command(command, argv, spec, usage)
+  if not opts then return sys.EXIT_OK end
+  args.at_most(command, positionals, 1)
   local wanted = positionals[1]
   if wanted == "swift" or wanted == "s3" then wanted = "swift, s3" end
   local targets, names = {}, {}

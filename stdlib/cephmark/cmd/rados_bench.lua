@@ -41,7 +41,7 @@ options:
 
 MB in the output means MiB (2^20 bytes), as in rados bench.]]
 
-local spec = {
+local spec = args.spec({
   ["-p"] = { key = "pool", value = true }, ["--pool"] = { key = "pool", value = true },
   ["-t"] = { key = "threads", value = true }, ["--concurrent-ios"] = { key = "threads", value = true },
   ["-b"] = { key = "block_size", value = true }, ["--block-size"] = { key = "block_size", value = true },
@@ -55,23 +55,15 @@ local spec = {
   ["--no-hints"] = { key = "no_hints" },
   ["--format"] = { key = "format", value = true }, ["-f"] = { key = "format", value = true },
   ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
-  ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
-  ["--id"] = { key = "id", value = true },
-  ["-k"] = { key = "keyring", value = true }, ["--keyring"] = { key = "keyring", value = true },
-  ["--timeout"] = { key = "timeout", value = true },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
-}
+}, args.CONNECTION)
 
 local command = "rados-bench"
 
 local function fail(message, code) sys.fail(command .. ": " .. message, code) end
 
 function M.main(argv)
-  local opts, positionals = args.parse(command, argv, spec)
-  if opts.help then
-    print(usage)
-    return sys.EXIT_OK
-  end
+  local opts, positionals = args.command(command, argv, spec, usage)
+  if not opts then return sys.EXIT_OK end
   if not opts.pool then fail("a pool is required (-p POOL)") end
   if #positionals ~= 2 then
     fail("expected SECONDS and a mode (write, seq or rand), e.g. `-p POOL 10 write`")
@@ -90,8 +82,7 @@ function M.main(argv)
   local max_objects = opts.max_objects and args.integer(command, "--max-objects", opts.max_objects, 0, math.maxinteger)
   local json_output = opts.format == "json"
 
-  connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
-    timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout) }
+  connection.configure(args.connection(command, opts))
   if opts.output then require("cephmark.results").check_dir(opts.output, "-o", command) end
   local cluster <close> = connection.connect()
   local pool, err = cluster:pool(opts.pool)

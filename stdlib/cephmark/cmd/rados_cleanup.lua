@@ -27,35 +27,24 @@ options:
   -c, --conf CONF / --id NAME / -k, --keyring FILE / --timeout SECONDS
                             as for `cephmark run`]]
 
-local spec = {
+local spec = args.spec({
   ["-p"] = { key = "pool", value = true }, ["--pool"] = { key = "pool", value = true },
   ["--run-name"] = { key = "run_name", value = true },
   ["--prefix"] = { key = "prefix", value = true },
   ["-t"] = { key = "threads", value = true }, ["--concurrent-ios"] = { key = "threads", value = true },
-  ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
-  ["--id"] = { key = "id", value = true },
-  ["-k"] = { key = "keyring", value = true }, ["--keyring"] = { key = "keyring", value = true },
-  ["--timeout"] = { key = "timeout", value = true },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
-}
+}, args.CONNECTION)
 
 function M.main(argv)
   local command = "rados-cleanup"
-  local opts, positionals = args.parse(command, argv, spec)
-  if opts.help then
-    print(usage)
-    return sys.EXIT_OK
-  end
+  local opts, positionals = args.command(command, argv, spec, usage)
+  if not opts then return sys.EXIT_OK end
   if not opts.pool then sys.fail(command .. ": a pool is required (-p POOL)") end
-  if #positionals > 0 then
-    sys.fail(string.format("%s: unexpected argument '%s'", command, positionals[1]))
-  end
+  args.at_most(command, positionals, 0)
   if opts.prefix == "" then
     sys.fail(command .. ": --prefix is empty (an unset variable?): an empty prefix names every object in the pool; refused")
   end
   local threads = args.integer(command, "-t", opts.threads or "256", 1, 65536)
-  connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
-    timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout) }
+  connection.configure(args.connection(command, opts))
   local cluster <close> = connection.connect()
   local pool <close>, err = cluster:pool(opts.pool)
   if not pool then sys.fail(command .. ": " .. err) end

@@ -41,7 +41,7 @@ options:
 
 Rates are in binary units (MiB = 2^20 bytes), as rbd bench prints them.]]
 
-local spec = {
+local spec = args.spec({
   ["--io-type"] = { key = "io_type", value = true },
   ["--io-size"] = { key = "io_size", value = true },
   ["--io-threads"] = { key = "io_threads", value = true },
@@ -56,12 +56,7 @@ local spec = {
   ["--no-verify"] = { key = "no_verify" },
   ["--format"] = { key = "format", value = true }, ["-f"] = { key = "format", value = true },
   ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
-  ["-c"] = { key = "conf", value = true }, ["--conf"] = { key = "conf", value = true },
-  ["--id"] = { key = "id", value = true },
-  ["-k"] = { key = "keyring", value = true }, ["--keyring"] = { key = "keyring", value = true },
-  ["--timeout"] = { key = "timeout", value = true },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
-}
+}, args.CONNECTION)
 
 local command = "rbd-bench"
 
@@ -101,8 +96,8 @@ end
 
 -- Everything that can be checked without the cluster, in the order rbd bench checks it.
 local function parse(argv)
-  local opts, positionals = args.parse(command, argv, spec)
-  if opts.help then return nil end
+  local opts, positionals = args.command(command, argv, spec, usage)
+  if not opts then return nil end
   if #positionals > 1 then
     fail(string.format("expected one image spec [POOL/]IMAGE, got %d arguments ('%s')", #positionals,
       table.concat(positionals, "', '")))
@@ -163,12 +158,11 @@ local function parse(argv)
   if opts.format and opts.format ~= "json" and opts.format ~= "plain" then
     fail(string.format("unknown format '%s' (expected json or plain)", opts.format))
   end
-  local timeout = opts.timeout and args.seconds(command, "--timeout", opts.timeout)
   return {
     pool = pool, image = image, io_type = io_type, io_size = io_size, threads = threads,
     bytes = io_total, pattern = pattern, rw_mix_read = io_type == "readwrite" and rw_mix_read or nil,
     seconds = seconds, cache = cache, verify = not opts.no_verify, json = opts.format == "json",
-    output = opts.output, conf = opts.conf, id = opts.id, keyring = opts.keyring, timeout = timeout,
+    output = opts.output, connection = args.connection(command, opts),
   }
 end
 
@@ -183,14 +177,11 @@ end
 
 function M.main(argv)
   local o = parse(argv)
-  if not o then
-    print(usage)
-    return sys.EXIT_OK
-  end
+  if not o then return sys.EXIT_OK end
   local has_rbd, rbd = pcall(require, "cephmark.rbd")
   if not has_rbd then fail("this cephmark was built without RBD support (the cephmark.rbd module)") end
 
-  connection.configure { conf = o.conf, id = o.id, keyring = o.keyring, timeout = o.timeout }
+  connection.configure(o.connection)
   if o.output then require("cephmark.results").check_dir(o.output, "-o", command) end
   local cluster <close> = connection.connect()
   local pool, err = cluster:pool(o.pool)

@@ -27,10 +27,9 @@ a device, FIFO, socket, directory or symbolic link is refused (use -o - for a pi
 /dev/null), and so is any file inside the results folders given, except their
 report.html.]]
 
-local spec = {
+local spec = args.spec {
   ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
   ["--title"] = { key = "title", value = true },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
 }
 
 -- Every file in a results folder is an input of the report (sys.note_input), so -o can
@@ -86,11 +85,8 @@ end
 
 function M.main(argv)
   local command = "report"
-  local opts, dirs = args.parse(command, argv, spec)
-  if opts.help then
-    print(usage)
-    return sys.EXIT_OK
-  end
+  local opts, dirs = args.command(command, argv, spec, usage)
+  if not opts then return sys.EXIT_OK end
   if #dirs == 0 then sys.fail(command .. ": give at least one results folder (see `cephmark report --help`)") end
   local runs = {}
   for _, dir in ipairs(dirs) do

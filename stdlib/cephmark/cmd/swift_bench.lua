@@ -61,7 +61,7 @@ options:
 
 swift-bench logs to stderr; cephmark prints to stdout.]]
 
-local spec = {
+local spec = args.spec {
   ["-A"] = { key = "auth", value = true }, ["--auth"] = { key = "auth", value = true },
   ["-U"] = { key = "user", value = true }, ["--user"] = { key = "user", value = true },
   ["-K"] = { key = "key", value = true }, ["--key"] = { key = "key", value = true },
@@ -87,7 +87,6 @@ local spec = {
   ["--transport"] = { key = "transport", value = true },
   ["--format"] = { key = "format", value = true }, ["-f"] = { key = "format", value = true },
   ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
-  ["-h"] = { key = "help" }, ["--help"] = { key = "help" },
 }
 
 -- swift-bench's defaults (CONF_DEFAULTS of swiftbench/cli)
@@ -126,8 +125,8 @@ local function size_value(name, text)
 end
 
 local function parse(argv)
-  local opts, positionals = args.parse(command, argv, spec)
-  if opts.help then return nil end
+  local opts, positionals = args.command(command, argv, spec, usage)
+  if not opts then return nil end
   if #positionals > 1 then
     fail(string.format("expected at most one config file, got %d arguments ('%s')", #positionals,
       table.concat(positionals, "', '")))
@@ -225,10 +224,7 @@ end
 
 function M.main(argv)
   local o = parse(argv)
-  if not o then
-    print(usage)
-    return sys.EXIT_OK
-  end
+  if not o then return sys.EXIT_OK end
   if o.output then require("cephmark.results").check_dir(o.output, "-o", command) end
   local conn <close>, where = rgw.swift_connect { auth = o.auth, user = o.user, key = o.key,
     storage_url = o.url ~= "" and o.url or nil, timeout = o.timeout }

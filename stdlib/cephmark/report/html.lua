@@ -25,6 +25,16 @@ local function is_array(t) return type(t) == "table" and (t[1] ~= nil or next(t)
 
 local function num(v) return type(v) == "number" and v or nil end
 
+-- Appends item to groups[key], a new list the first time key comes, when key is appended
+-- to order: the groups in order of first appearance.
+local function add_to_group(groups, order, key, item)
+  if not groups[key] then
+    groups[key] = {}
+    order[#order + 1] = key
+  end
+  table.insert(groups[key], item)
+end
+
 -- The shape of what the report reads from a document, checked before anything is drawn, so
 -- a hand-edited or foreign results.json is refused with where it goes wrong
 -- ("phases[1].series[2] is a number, expected a table") instead of failing mid-report.
@@ -444,13 +454,8 @@ local function percentile_curves(phases, name_of)
   for _, phase in ipairs(phases) do
     local l = type(phase.result) == "table" and phase.result.lat
     if measured(phase) and type(l) == "table" and is_array(l.percentiles) and #l.percentiles > 0 then
-      local op = phase.name or phase.op or "phase"
-      if not by_op[op] then
-        by_op[op] = {}
-        order[#order + 1] = op
-      end
-      local list = by_op[op]
-      list[#list + 1] = { name = name_of(phase), percentiles = l.percentiles }
+      add_to_group(by_op, order, phase.name or phase.op or "phase",
+        { name = name_of(phase), percentiles = l.percentiles })
     end
   end
   return by_op, order
@@ -538,13 +543,7 @@ local function sweep_figures(run, sweep)
       for _, d in ipairs(dims) do
         if phase.variant[d] == nil then complete = false end
       end
-      if complete then
-        if not by_name[phase.name] then
-          by_name[phase.name] = {}
-          names[#names + 1] = phase.name
-        end
-        table.insert(by_name[phase.name], phase)
-      end
+      if complete then add_to_group(by_name, names, phase.name, phase) end
     end
   end
   -- the best point and those as good within noise, per phase name and metric, from the
@@ -974,11 +973,7 @@ end
 local function cpu_figures(run)
   local names, by_name = {}, {}
   for _, group in ipairs(cluster_groups(run.phases, has_cpu)) do
-    if not by_name[group.name] then
-      by_name[group.name] = {}
-      names[#names + 1] = group.name
-    end
-    table.insert(by_name[group.name], group)
+    add_to_group(by_name, names, group.name, group)
   end
   local out = {}
   for _, name in ipairs(names) do
