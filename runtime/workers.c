@@ -19,6 +19,7 @@
  * the workers target fans its own poll, next_deadline and wait_fd out to every attached
  * target, the wait fd being an epoll set over theirs. */
 #include "workers.h"
+#include "bench_lua.h"
 #include "engine_lua.h"
 #include "interrupt.h"
 #include "registry.h"
@@ -446,11 +447,13 @@ static int workers_run(lua_State *L)
         return luaL_error(L, "workers: n (the number of workers) is required");
     if (lua_getfield(L, 1, "fn") != LUA_TFUNCTION)
         return luaL_error(L, "workers: fn must be a function(w), got a %s", luaL_typename(L, -1));
-    lua_pushinteger(L, n);
-    lua_setfield(L, 1, "threads");
+    lua_pop(L, 1);
+    /* one slot per worker; the caller's table is only read */
     struct cm_engine_config config;
     struct cm_engine_lua bridge;
-    cm_engine_lua_config(L, 1, "workers", 0, &config, &bridge);
+    struct cm_bench_defaults defaults = {.threads = (unsigned)n};
+    cm_bench_engine_config(L, 1, "workers", &defaults, &config, &bridge);
+    config.depth = (unsigned)n;
 
     struct worker_run *run = lua_newuserdatauv(L, sizeof *run, 0);
     memset(run, 0, sizeof *run);

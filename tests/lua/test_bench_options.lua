@@ -1,7 +1,7 @@
 -- The benches' declarative option tables (runtime/bench_lua.h): each module's published
 -- bench_options is the table's names plus the engine's; an unknown option names every one;
 -- a result carries each "in result" option with the value used, defaults included; and the
--- caller's options table is only read, on success and on failure. No cluster needed: the
+-- caller's options table is only read, on success and on failure (workers.run's too). No cluster needed: the
 -- null, disk and socket benches show what every bench shares through the one driver.
 local disk = require "cephmark.disk"
 local null = require "cephmark.null"
@@ -88,5 +88,12 @@ t.eq(snapshot(sopts), before, "socket.bench writes nothing into the caller's tab
 local bad = { host = "127.0.0.1", streams = 2, threads = 2 }
 ok, err = pcall(socket.bench, bad)
 t.ok(not ok and tostring(err):find("give streams or threads, not both", 1, true), "streams and threads conflict")
+
+local workers = require "cephmark.workers"
+local wopts = { n = 2, fn = function() end, seconds = 1 }
+before = snapshot(wopts)
+local wr = workers.run(wopts)
+t.eq(snapshot(wopts), before, "workers.run writes nothing into the caller's table (threads)")
+t.eq(wr.threads, 2, "one slot per worker")
 
 t.done()
