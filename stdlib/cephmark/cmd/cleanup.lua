@@ -124,8 +124,7 @@ function M.main(argv)
   if not opts.leftovers then
     sys.fail(command .. ": say what to clean up: --leftovers (see `cephmark cleanup --help`)")
   end
-  connection.configure { conf = opts.conf, id = opts.id, keyring = opts.keyring,
-    timeout = opts.timeout and tonumber(opts.timeout) }
+  connection.configure(args.connection(command, opts))
   local cluster <close> = connection.connect()
   local pools, err = cluster:mon_command { prefix = "osd pool ls", detail = "detail" }
   if type(pools) ~= "table" then sys.fail(command .. ": cannot list pools: " .. tostring(err)) end
