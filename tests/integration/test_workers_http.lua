@@ -1,8 +1,9 @@
 -- Scripted workers on the local cluster's radosgw, through Swift and S3: conn:put, get,
 -- head and delete inside workers go through the HTTP target's per-request submit on the
--- engine's loop (libcurl's multi interface), are counted like a native phase's ops (kinds,
--- bytes, one latency entry per op), and return what the blocking calls return, failures
--- included; only the test's own container and bucket are touched.
+-- engine's loop (over plain http the native transport, S3 signed by cephmark's SigV4), are
+-- counted like a native phase's ops (kinds, bytes, one latency entry per op), and return what
+-- the blocking calls return, failures included (a wrong S3 secret: 403 SignatureDoesNotMatch);
+-- only the test's own container and bucket are touched.
 local rgw = require "cephmark.rgw"
 local swift = require "cephmark.swift"
 local s3 = require "cephmark.s3"
@@ -78,4 +79,18 @@ exercise("s3", bucket_conn, "cephmark-test-workers-" .. sys.getpid(),
   function(c, name) return c:delete_bucket(name) end,
   function(c) return c:list_buckets() end)
 bucket_conn:close()
+
+-- a wrong secret inside a worker: the blocking call's answer, S3's code named
+local wrong = assert(s3.connect { endpoint = creds.endpoint, access_key = creds.access_key,
+  secret_key = "wrong" .. creds.secret_key })
+local answers
+local refused = workers.run { n = 1, fn = function()
+  answers = { wrong:get("cephmark-test-workers-" .. sys.getpid(), "x") }
+end }
+t.eq(answers[1], nil, "wrong secret: a worker's get returns nil")
+t.match(answers[2], "403 Forbidden %(SignatureDoesNotMatch%)", "wrong secret: S3's code in the message")
+t.eq(answers[3], 403, "wrong secret: the status")
+t.ok(not tostring(answers[2]):find(creds.secret_key, 1, true), "wrong secret: no key in the message")
+t.eq(refused.errors, 1, "wrong secret: one failed op")
+wrong:close()
 return t.done()
