@@ -93,9 +93,10 @@ int cm_sigv4_use_date(struct cm_sigv4 *signer, const char *date)
     for (size_t i = 0; rc == 0 && i < sizeof steps / sizeof steps[0]; i++)
         rc = hmac_keyed(signer->derive, chain, sizeof chain, steps[i], strlen(steps[i]), chain);
     /* the signing context keeps the key: each request then re-initialises it without one */
-    unsigned char check[32];
-    if (rc == 0)
-        rc = hmac_keyed(signer->sign, chain, sizeof chain, "", 0, check);
+    if (rc == 0) {
+        unsigned char unused[32];
+        rc = hmac_keyed(signer->sign, chain, sizeof chain, "", 0, unused);
+    }
     if (rc < 0) {
         signer->key_date[0] = '\0';
         explicit_bzero(chain, sizeof chain);
@@ -161,13 +162,16 @@ size_t cm_sigv4_canonical(char *out, size_t out_size, const char *method, const 
     return (size_t)n;
 }
 
-/* x-amz-date of `now`, formatted once per second. */
+/* x-amz-date of `now`, formatted once per second; NULL for a time gmtime cannot break up. */
 static const char *amz_date(struct cm_sigv4 *signer, time_t now)
 {
     if (now != signer->amz_second) {
         struct tm utc;
-        gmtime_r(&now, &utc);
-        strftime(signer->amz_date, sizeof signer->amz_date, "%Y%m%dT%H%M%SZ", &utc);
+        if (!gmtime_r(&now, &utc) ||
+            strftime(signer->amz_date, sizeof signer->amz_date, "%Y%m%dT%H%M%SZ", &utc) != 16) {
+            signer->amz_second = (time_t)-1;
+            return NULL;
+        }
         signer->amz_second = now;
     }
     return signer->amz_date;
@@ -178,6 +182,8 @@ int cm_sigv4_headers(struct cm_sigv4 *signer, time_t now, const char *method, co
                      size_t out_size)
 {
     const char *date = amz_date(signer, now);
+    if (!date)
+        return -EIO;
     char canonical[4096];
     size_t canonical_len = cm_sigv4_canonical(canonical, sizeof canonical, method, uri, query, host,
                                               payload_hash, date);
