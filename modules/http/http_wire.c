@@ -637,6 +637,21 @@ static void refresh_token(struct cm_http_wire *wire)
     wire->token_generation = bench->headers_generation;
 }
 
+/* Appends `length` bytes at `*used` in `out` (of `size`), keeping a NUL after them; false
+ * when they do not fit. The request is built with these rather than printf: it is rebuilt
+ * for every request. */
+static bool append(char *out, size_t size, size_t *used, const char *piece, size_t length)
+{
+    if (length >= size - *used)
+        return false;
+    memcpy(out + *used, piece, length);
+    *used += length;
+    out[*used] = '\0';
+    return true;
+}
+
+#define APPEND(out, size, used, text) append((out), (size), (used), (text), strlen(text))
+
 /* The request line and headers: the Swift token, or S3's SigV4 headers (signed here, with
  * the signing key cached per day: one SHA-256 and one HMAC per request). S3 bodies are not
  * hashed (UNSIGNED-PAYLOAD, as with libcurl; docs/rgw.md says why). */
@@ -644,35 +659,46 @@ static int build_request(struct wire_slot *slot, const char *method, const char 
 {
     struct cm_http_wire *wire = slot->wire;
     char path[sizeof wire->base_path + 1200];
-    int path_len = snprintf(path, sizeof path, "%s/%s/%s", wire->base_path, container, slot->name);
-    if (path_len < 0 || (size_t)path_len >= sizeof path)
+    size_t path_len = 0;
+    if (!APPEND(path, sizeof path, &path_len, wire->base_path) ||
+        !append(path, sizeof path, &path_len, "/", 1) ||
+        !APPEND(path, sizeof path, &path_len, container) ||
+        !append(path, sizeof path, &path_len, "/", 1) ||
+        !APPEND(path, sizeof path, &path_len, slot->name))
         return -ENAMETOOLONG;
-    slot->path_offset = strlen(method) + 1;
-    slot->path_len = (size_t)path_len;
-    int n = snprintf(slot->request, sizeof slot->request, "%s %s HTTP/1.1\r\nHost: %s\r\n%s",
-                     method, path, wire->host, wire->token);
-    if (n < 0 || (size_t)n >= sizeof slot->request)
+    char *out = slot->request;
+    size_t size = sizeof slot->request, used = 0;
+    if (!APPEND(out, size, &used, method) || !append(out, size, &used, " ", 1))
         return -ENAMETOOLONG;
-    size_t used = (size_t)n;
+    slot->path_offset = used;
+    slot->path_len = path_len;
+    if (!append(out, size, &used, path, path_len) ||
+        !APPEND(out, size, &used, " HTTP/1.1\r\nHost: ") || !APPEND(out, size, &used, wire->host) ||
+        !append(out, size, &used, "\r\n", 2) || !APPEND(out, size, &used, wire->token))
+        return -ENAMETOOLONG;
     if (wire->s3) {
         int signed_len = cm_sigv4_headers(&wire->signer, time(NULL), method, path, "", wire->host,
-                                          CM_SIGV4_UNSIGNED_PAYLOAD, slot->request + used,
-                                          sizeof slot->request - used);
+                                          CM_SIGV4_UNSIGNED_PAYLOAD, out + used, size - used);
         if (signed_len < 0)
             return signed_len;
         used += (size_t)signed_len;
     }
-    int more;
-    if (slot->put)
-        more = snprintf(slot->request + used, sizeof slot->request - used,
-                        "Content-Length: %zu\r\nUser-Agent: cephmark/" CEPHMARK_VERSION "\r\n\r\n",
-                        slot->length);
-    else
-        more = snprintf(slot->request + used, sizeof slot->request - used,
-                        "User-Agent: cephmark/" CEPHMARK_VERSION "\r\n\r\n");
-    if (more < 0 || (size_t)more >= sizeof slot->request - used)
+    if (slot->put) {
+        char digits[24];
+        size_t at = sizeof digits;
+        size_t value = slot->length;
+        do {
+            digits[--at] = (char)('0' + value % 10);
+            value /= 10;
+        } while (value);
+        if (!APPEND(out, size, &used, "Content-Length: ") ||
+            !append(out, size, &used, digits + at, sizeof digits - at) ||
+            !append(out, size, &used, "\r\n", 2))
+            return -ENAMETOOLONG;
+    }
+    if (!APPEND(out, size, &used, "User-Agent: cephmark/" CEPHMARK_VERSION "\r\n\r\n"))
         return -ENAMETOOLONG;
-    slot->request_len = used + (size_t)more;
+    slot->request_len = used;
     return 0;
 }
 

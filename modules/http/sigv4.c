@@ -30,6 +30,7 @@ int cm_sigv4_init(struct cm_sigv4 *signer, const char *access_key, const char *s
     snprintf(signer->secret, sizeof signer->secret, "AWS4%s", secret);
     copy_field(signer->region, sizeof signer->region, region);
     copy_field(signer->service, sizeof signer->service, service);
+    snprintf(signer->scope, sizeof signer->scope, "/%s/%s/aws4_request", region, service);
     signer->amz_second = (time_t)-1;
     signer->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
     signer->hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
@@ -120,6 +121,32 @@ static void hex(const unsigned char *bytes, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
+/* Text appended piece by piece into a fixed buffer (the hot path uses no printf): `used`
+ * stops growing and `overflow` is set once a piece does not fit. */
+struct text {
+    char *out;
+    size_t size, used;
+    bool overflow;
+};
+
+static void put(struct text *text, const char *piece, size_t length)
+{
+    if (text->overflow || length >= text->size - text->used) {
+        text->overflow = true;
+        return;
+    }
+    memcpy(text->out + text->used, piece, length);
+    text->used += length;
+    text->out[text->used] = '\0';
+}
+
+static void put_string(struct text *text, const char *piece)
+{
+    put(text, piece, strlen(piece));
+}
+
+#define PUT_LITERAL(text, literal) put((text), (literal), sizeof(literal) - 1)
+
 int cm_sigv4_signature(struct cm_sigv4 *signer, const char *amz_date, const char *canonical,
                        size_t canonical_len, char signature[65])
 {
@@ -135,14 +162,20 @@ int cm_sigv4_signature(struct cm_sigv4 *signer, const char *amz_date, const char
     char to_sign[64 + 17 + 9 + sizeof signer->region + sizeof signer->service + 16 + 65];
     char digest_hex[65];
     hex(digest, sizeof digest, digest_hex);
-    int n = snprintf(to_sign, sizeof to_sign, "AWS4-HMAC-SHA256\n%s\n%.8s/%s/%s/aws4_request\n%s",
-                     amz_date, amz_date, signer->region, signer->service, digest_hex);
-    if (n < 0 || (size_t)n >= sizeof to_sign)
+    struct text text = {to_sign, sizeof to_sign, 0, false};
+    PUT_LITERAL(&text, "AWS4-HMAC-SHA256\n");
+    put(&text, amz_date, 16);
+    PUT_LITERAL(&text, "\n");
+    put(&text, amz_date, 8);
+    put_string(&text, signer->scope);
+    PUT_LITERAL(&text, "\n");
+    put(&text, digest_hex, 64);
+    if (text.overflow)
         return -EIO;
     unsigned char mac[32];
     size_t mac_len = 0;
     if (EVP_MAC_init(signer->sign, NULL, 0, NULL) != 1 ||
-        EVP_MAC_update(signer->sign, (const unsigned char *)to_sign, (size_t)n) != 1 ||
+        EVP_MAC_update(signer->sign, (const unsigned char *)to_sign, text.used) != 1 ||
         EVP_MAC_final(signer->sign, mac, &mac_len, sizeof mac) != 1 || mac_len != 32)
         return -EIO;
     hex(mac, sizeof mac, signature);
@@ -153,13 +186,21 @@ size_t cm_sigv4_canonical(char *out, size_t out_size, const char *method, const 
                           const char *query, const char *host, const char *payload_hash,
                           const char *amz_date)
 {
-    int n = snprintf(out, out_size,
-                     "%s\n%s\n%s\nhost:%s\nx-amz-content-sha256:%s\nx-amz-date:%s\n\n"
-                     "host;x-amz-content-sha256;x-amz-date\n%s",
-                     method, *uri ? uri : "/", query, host, payload_hash, amz_date, payload_hash);
-    if (n < 0 || (size_t)n >= out_size)
-        return 0;
-    return (size_t)n;
+    struct text text = {out, out_size, 0, out_size == 0};
+    put_string(&text, method);
+    PUT_LITERAL(&text, "\n");
+    put_string(&text, *uri ? uri : "/");
+    PUT_LITERAL(&text, "\n");
+    put_string(&text, query);
+    PUT_LITERAL(&text, "\nhost:");
+    put_string(&text, host);
+    PUT_LITERAL(&text, "\nx-amz-content-sha256:");
+    put_string(&text, payload_hash);
+    PUT_LITERAL(&text, "\nx-amz-date:");
+    put_string(&text, amz_date);
+    PUT_LITERAL(&text, "\n\nhost;x-amz-content-sha256;x-amz-date\n");
+    put_string(&text, payload_hash);
+    return text.overflow ? 0 : text.used;
 }
 
 /* x-amz-date of `now`, formatted once per second; NULL for a time gmtime cannot break up. */
@@ -193,13 +234,18 @@ int cm_sigv4_headers(struct cm_sigv4 *signer, time_t now, const char *method, co
     int rc = cm_sigv4_signature(signer, date, canonical, canonical_len, signature);
     if (rc < 0)
         return rc;
-    int n = snprintf(out, out_size,
-                     "x-amz-date: %s\r\nx-amz-content-sha256: %s\r\nAuthorization: "
-                     "AWS4-HMAC-SHA256 Credential=%s/%.8s/%s/%s/aws4_request, "
-                     "SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=%s\r\n",
-                     date, payload_hash, signer->access_key, date, signer->region, signer->service,
-                     signature);
-    if (n < 0 || (size_t)n >= out_size)
-        return -ENAMETOOLONG;
-    return n;
+    struct text text = {out, out_size, 0, out_size == 0};
+    PUT_LITERAL(&text, "x-amz-date: ");
+    put(&text, date, 16);
+    PUT_LITERAL(&text, "\r\nx-amz-content-sha256: ");
+    put_string(&text, payload_hash);
+    PUT_LITERAL(&text, "\r\nAuthorization: AWS4-HMAC-SHA256 Credential=");
+    put_string(&text, signer->access_key);
+    PUT_LITERAL(&text, "/");
+    put(&text, date, 8);
+    put_string(&text, signer->scope);
+    PUT_LITERAL(&text, ", SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=");
+    put(&text, signature, 64);
+    PUT_LITERAL(&text, "\r\n");
+    return text.overflow ? -ENAMETOOLONG : (int)text.used;
 }

@@ -29,6 +29,8 @@ struct cm_sigv4 {
     char secret[CM_SIGV4_KEY_MAX + 4]; /* "AWS4" + the secret key */
     char region[64];
     char service[32];
+    char scope[64 + 32 +
+               16]; /* the credential scope after its date: "/region/service/aws4_request" */
     /* the cached signing key and the day it is for ("YYYYMMDD"; "" before the first) */
     char key_date[9];
     unsigned char key[32];
