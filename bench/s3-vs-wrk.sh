@@ -11,6 +11,8 @@
 #   s3put       cephmark S3 PUT of new objects, native transport (deleted after the round,
 #               outside the measurement)
 #   s3curl      cephmark S3 GET over libcurl (the fallback), verified, for reference
+#   s3putcurl   cephmark S3 PUT over libcurl, for reference: what the gateway takes in PUTs
+#               from another client (PUTs are bound by the OSDs' writes, not by the client)
 # Prints the medians of requests/s and client CPU per request (user+sys of the client process,
 # from wait4, setup included as for wrk) and their ratios to wrk's Swift GET.
 # Targets: S3 GET and PUT >= 1.0x wrk's requests/s at <= 1.1x its CPU per request; Swift GET
@@ -110,20 +112,22 @@ run_s3get() { # NAME TRANSPORT
     record "$1" "$2"
 }
 
-run_s3put() {
-    measure s3put "$CEPHMARK" run "$BENCH_DIR/s3-objects.lua" -p mode=putrun -p bucket="$S3_BUCKET" \
-        -p prefix="put$round" -p size="$SIZE" -p threads="$CONNECTIONS" -p seconds="$SECONDS_RUN" -p transport=native
-    record s3put
+run_s3put() { # NAME TRANSPORT
+    measure "$1" "$CEPHMARK" run "$BENCH_DIR/s3-objects.lua" -p mode=putrun -p bucket="$S3_BUCKET" \
+        -p prefix="$1$round" -p size="$SIZE" -p threads="$CONNECTIONS" -p seconds="$SECONDS_RUN" -p transport="$2"
+    record "$1" "$2"
     # the objects it wrote go, outside the measurement
-    s3_objects -p mode=delete -p prefix="put$round" -p objects="$(kv s3put objects)" \
-        -p run_id="$(kv s3put run_id)" >/dev/null
+    s3_objects -p mode=delete -p prefix="$1$round" -p objects="$(kv "$1" objects)" \
+        -p run_id="$(kv "$1" run_id)" >/dev/null
 }
 
 for ((round = 1; round <= ROUNDS; round++)); do
     if ((round % 2)); then
-        run_wrk; run_swift; run_s3get s3get native; run_s3put; run_s3get s3curl curl
+        run_wrk; run_swift; run_s3get s3get native; run_s3put s3put native; run_s3get s3curl curl
+        run_s3put s3putcurl curl
     else
-        run_s3get s3curl curl; run_s3put; run_s3get s3get native; run_swift; run_wrk
+        run_s3put s3putcurl curl; run_s3get s3curl curl; run_s3put s3put native
+        run_s3get s3get native; run_swift; run_wrk
     fi
 done
 
@@ -132,13 +136,14 @@ echo "cephmark S3 (native transport, SigV4) vs wrk's Swift GETs: $OBJECTS object
 echo "connections, one client thread each, ${SECONDS_RUN}s runs, $ROUNDS interleaved rounds, medians; CPU = user+sys"
 echo "of the client process per request"
 printf '%-28s %10s %8s %10s %8s\n' client "req/s" ratio "CPU us/req" ratio
-for name in wrk swift s3get s3put s3curl; do
+for name in wrk swift s3get s3put s3curl s3putcurl; do
     case $name in
     wrk) label="wrk 4.1.0 Swift GET" ;;
     swift) label="cephmark Swift GET native" ;;
     s3get) label="cephmark S3 GET native" ;;
     s3put) label="cephmark S3 PUT native" ;;
     s3curl) label="cephmark S3 GET curl" ;;
+    s3putcurl) label="cephmark S3 PUT curl" ;;
     esac
     printf '%-28s %10.1f %8s %10.2f %8s\n' "$label" "$(med "$name.ops_s")" \
         "$(ratio "$(med "$name.ops_s")" "$(med wrk.ops_s)")" "$(med "$name.cpu_us")" \
@@ -146,7 +151,7 @@ for name in wrk swift s3get s3put s3curl; do
 done
 echo
 echo "per-round ratios to wrk (req/s ; CPU per request):"
-for name in swift s3get s3put s3curl; do
-    printf '  %-7s %s ; %s\n' "$name" "$(ratios "$name.ops_s" wrk.ops_s | paste -sd' ')" "$(ratios "$name.cpu_us" wrk.cpu_us | paste -sd' ')"
+for name in swift s3get s3put s3curl s3putcurl; do
+    printf '  %-9s %s ; %s\n' "$name" "$(ratios "$name.ops_s" wrk.ops_s | paste -sd' ')" "$(ratios "$name.cpu_us" wrk.cpu_us | paste -sd' ')"
 done
 echo "targets: S3 GET and PUT req/s ratio >= 1.0 at CPU per request ratio <= 1.1; Swift GET CPU ratio <= 1.0"
