@@ -801,10 +801,16 @@ static int submit_request(void *self, struct cm_op *op, struct cm_request *reque
     slot->put = strcmp(method, "PUT") == 0;
     slot->body = request->data;
     slot->length = slot->put ? request->data_length : 0;
-    if (build_request(slot, method, container) < 0) {
-        snprintf(request->message, sizeof request->message,
-                 "the URL for '%.100s/%.100s' is too long", request->container, request->name);
-        return -ENAMETOOLONG;
+    int rc = build_request(slot, method, container);
+    if (rc < 0) {
+        if (rc == -ENAMETOOLONG)
+            snprintf(request->message, sizeof request->message,
+                     "the URL for '%.100s/%.100s' is too long", request->container, request->name);
+        else
+            snprintf(request->message, sizeof request->message,
+                     "cannot sign the request for '%.100s/%.100s'", request->container,
+                     request->name);
+        return rc;
     }
     op->kind = slot->put                            ? CM_OP_WRITE
                : request->verb == CM_REQUEST_READ   ? CM_OP_READ

@@ -3,7 +3,8 @@
 -- engine's loop (over plain http the native transport, S3 signed by cephmark's SigV4), are
 -- counted like a native phase's ops (kinds, bytes, one latency entry per op), and return what
 -- the blocking calls return, failures included (a wrong S3 secret: 403 SignatureDoesNotMatch);
--- only the test's own container and bucket are touched.
+-- an S3 connection made with transport = "curl" sends its workers' requests through libcurl
+-- (which signs them itself) instead; only the test's own containers and buckets are touched.
 local rgw = require "cephmark.rgw"
 local swift = require "cephmark.swift"
 local s3 = require "cephmark.s3"
@@ -79,6 +80,34 @@ exercise("s3", bucket_conn, "cephmark-test-workers-" .. sys.getpid(),
   function(c, name) return c:delete_bucket(name) end,
   function(c) return c:list_buckets() end)
 bucket_conn:close()
+
+-- the same over libcurl, the fallback: transport = "curl" on the connection
+local curl_conn = assert(s3.connect { endpoint = creds.endpoint, access_key = creds.access_key,
+  secret_key = creds.secret_key, transport = "curl" })
+exercise("s3 over curl", curl_conn, "cephmark-test-workers-curl-" .. sys.getpid(),
+  function(c, name) return c:create_bucket(name) end,
+  function(c, name) return c:delete_bucket(name) end,
+  function(c) return c:list_buckets() end)
+curl_conn:close()
+
+-- which transport carried a worker's request shows in a refused connect's sentence
+local port = sys.free_port()
+local refusals = {
+  native = "cannot connect %(Connection refused%)",
+  curl = "Couldn't connect to server",
+}
+for transport, sentence in pairs(refusals) do
+  local closed = assert(s3.connect { endpoint = "http://127.0.0.1:" .. port, access_key = "a",
+    secret_key = "b", timeout = 2, transport = transport })
+  local got
+  workers.run { n = 1, fn = function() got = { closed:get("b", "o") } end }
+  t.eq(got[3], -111, transport .. ": a closed port is refused")
+  t.match(got[2], sentence, transport .. ": the worker's request went over " .. transport)
+  closed:close()
+end
+t.raises(function() s3.connect { endpoint = creds.endpoint, access_key = "a", secret_key = "b",
+  transport = "tcp" } end, "s3.connect: unknown transport 'tcp' %(expected auto, curl or native%)",
+  "an unknown transport")
 
 -- a wrong secret inside a worker: the blocking call's answer, S3's code named
 local wrong = assert(s3.connect { endpoint = creds.endpoint, access_key = creds.access_key,
