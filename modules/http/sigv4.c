@@ -129,6 +129,14 @@ struct text {
     bool overflow;
 };
 
+/* An empty text in `out` (of `size` bytes; 0: every piece overflows). */
+static struct text text_start(char *out, size_t size)
+{
+    if (size)
+        out[0] = '\0';
+    return (struct text){out, size, 0, size == 0};
+}
+
 static void put(struct text *text, const char *piece, size_t length)
 {
     if (text->overflow || length >= text->size - text->used) {
@@ -162,7 +170,7 @@ int cm_sigv4_signature(struct cm_sigv4 *signer, const char *amz_date, const char
     char to_sign[64 + 17 + 9 + sizeof signer->region + sizeof signer->service + 16 + 65];
     char digest_hex[65];
     hex(digest, sizeof digest, digest_hex);
-    struct text text = {to_sign, sizeof to_sign, 0, false};
+    struct text text = text_start(to_sign, sizeof to_sign);
     PUT_LITERAL(&text, "AWS4-HMAC-SHA256\n");
     put(&text, amz_date, 16);
     PUT_LITERAL(&text, "\n");
@@ -186,7 +194,7 @@ size_t cm_sigv4_canonical(char *out, size_t out_size, const char *method, const 
                           const char *query, const char *host, const char *payload_hash,
                           const char *amz_date)
 {
-    struct text text = {out, out_size, 0, out_size == 0};
+    struct text text = text_start(out, out_size);
     put_string(&text, method);
     PUT_LITERAL(&text, "\n");
     put_string(&text, *uri ? uri : "/");
@@ -234,7 +242,7 @@ int cm_sigv4_headers(struct cm_sigv4 *signer, time_t now, const char *method, co
     int rc = cm_sigv4_signature(signer, date, canonical, canonical_len, signature);
     if (rc < 0)
         return rc;
-    struct text text = {out, out_size, 0, out_size == 0};
+    struct text text = text_start(out, out_size);
     PUT_LITERAL(&text, "x-amz-date: ");
     put(&text, date, 16);
     PUT_LITERAL(&text, "\r\nx-amz-content-sha256: ");
