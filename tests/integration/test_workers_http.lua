@@ -81,6 +81,26 @@ exercise("s3", bucket_conn, "cephmark-test-workers-" .. sys.getpid(),
   function(c) return c:list_buckets() end)
 bucket_conn:close()
 
+-- names that must be percent-encoded are signed as sent (the canonical URI is the encoded path)
+local odd_conn = assert(s3.connect { endpoint = creds.endpoint, access_key = creds.access_key,
+  secret_key = creds.secret_key })
+local odd_bucket = "cephmark-test-workers-odd-" .. sys.getpid()
+assert(odd_conn:create_bucket(odd_bucket))
+local odd_names = { "a b+c/d=e", "percent%20kept", "caf\xc3\xa9/~x;y" }
+local odd = {}
+local odd_run = workers.run { n = 1, fn = function()
+  for i, name in ipairs(odd_names) do
+    odd[#odd + 1] = odd_conn:put(odd_bucket, name, "body " .. i)
+    odd[#odd + 1] = odd_conn:get(odd_bucket, name) == "body " .. i
+    odd[#odd + 1] = odd_conn:delete(odd_bucket, name)
+  end
+end }
+t.eq(odd_run.errors, 0, "odd names: signed and accepted")
+t.eq(#odd, 3 * #odd_names, "odd names: every call answered")
+for i = 1, #odd do t.eq(odd[i], true, "odd names: call " .. i) end
+assert(odd_conn:delete_bucket(odd_bucket))
+odd_conn:close()
+
 -- the same over libcurl, the fallback: transport = "curl" on the connection
 local curl_conn = assert(s3.connect { endpoint = creds.endpoint, access_key = creds.access_key,
   secret_key = creds.secret_key, transport = "curl" })
