@@ -27,6 +27,7 @@ LUA
 printf 'local x = = 1\n' >"$W/syntax.lua"
 printf 'local function inner()\n  error("boom")\nend\ninner()\n' >"$W/error.lua"
 printf 'assert(require("cephmark.rados").connect())\n' >"$W/connect.lua"
+printf 'require("cephmark.s3").connect{endpoint="http://127.0.0.1:1", access_key="a", secret_key="b", transport="tcp"}\n' >"$W/s3t.lua"
 printf 'threads: [1, 2\n' >"$W/y1.yaml"
 printf 'threads: many\n' >"$W/y2.yaml"
 printf -- '- 1\n- 2\n' >"$W/y3.yaml"
