@@ -842,11 +842,14 @@ static void engine_summarize(struct cm_engine *engine, const struct rusage *usag
     result->started = engine->started;
     if (engine->stop_at_ns != UINT64_MAX)
         result->stopped_after_s = ns_to_s(engine->stop_at_ns - engine->start_ns);
+    /* (ops abandoned in flight count until the partial second's end: bounded by the depth) */
+    double depth = engine->config->depth;
     if (engine->busy_length_ns)
-        result->in_flight_mean = (double)engine->busy_ns / (double)engine->busy_length_ns;
+        result->in_flight_mean =
+            fmin((double)engine->busy_ns / (double)engine->busy_length_ns, depth);
     if (result->steady.seconds)
         result->steady.in_flight_mean =
-            (double)engine->steady_busy_ns / ((double)result->steady.seconds * 1e9);
+            fmin((double)engine->steady_busy_ns / ((double)result->steady.seconds * 1e9), depth);
     if (result->elapsed_s > 0) {
         result->bandwidth_mib_s = (double)result->bytes / MIB / result->elapsed_s;
         result->iops = (double)result->ops / result->elapsed_s;
