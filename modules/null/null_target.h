@@ -13,6 +13,8 @@ struct cm_null_config {
     uint64_t delay_max_ns; /* > delay_ns: uniform random delay in [delay_ns, delay_max_ns] */
     uint64_t block_size;   /* bytes each op pretends to move (for bandwidth figures) */
     uint64_t seed;
+    uint64_t work; /* > 0: the target has this many ops of work, then says it is done (as a
+                    * seq read over a short write run) */
 };
 
 extern const struct cm_target_ops cm_null_target_ops;

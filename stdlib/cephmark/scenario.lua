@@ -948,6 +948,19 @@ function Run:summary_line(record, result)
     format_latency(lat.p50), format_latency(lat.p99), format_latency(lat.max), result.errors or 0, extra)
 end
 
+-- The phase's steady-state window in one line under its summary (docs/steady-state.md), e.g.
+-- `    steady s2-s9: 15872 IOPS, 62.0 MiB/s, p50 1 ms p99 1.07 ms, in flight 15.9 of 16`;
+-- nil for a cleanup, a phase that is not a bench's, or one without such a window.
+local function steady_line(record, result)
+  if record.op == "cleanup" or not is_bench_result(result) then return nil end
+  local steady = result.steady
+  if type(steady) ~= "table" or (steady.seconds or 0) == 0 then return nil end
+  local lat = steady.lat or {}
+  return string.format("    steady s%d-s%d: %.0f IOPS, %.1f MiB/s, p50 %s p99 %s, in flight %.1f of %d",
+    steady.first_second, steady.last_second, steady.iops, steady.bandwidth_mib, format_latency(lat.p50),
+    format_latency(lat.p99), steady.in_flight_mean or 0, result.threads or 0)
+end
+
 -- The phase's cluster side in one line under its summary: the OSDs' latencies, CPU per op
 -- and the cluster's state, each part for what was read, e.g.
 -- `    osd: op_w 5.48 ms (process 4.91 ms, subop_w 0.86 ms) over 404 ops on 3 OSDs · cpu/op:
@@ -1065,7 +1078,9 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   self.records[#self.records + 1] = record
   printer.summary(result)
   if report ~= "rados-bench" then -- (rados bench's layout as it is)
-    local line = cluster_line(record, on_cluster and cpu_figures, cluster_state)
+    local line = steady_line(record, result)
+    if line then say(line) end
+    line = cluster_line(record, on_cluster and cpu_figures, cluster_state)
     if line then say(line) end
   end
   if hosts then
@@ -1095,6 +1110,9 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     end
     if type(result.metadata_error) == "string" then
       self:warn(string.format("%s: %s", what, result.metadata_error))
+    end
+    if type(result.early_end) == "string" then
+      self:warn(string.format("%s: %s", what, result.early_end))
     end
   end
   if hooks.after_phase then hooks.after_phase(self, record) end

@@ -100,6 +100,11 @@ printf '%s{name="ph", run=function(s) %s{seconds="4X"}) end}\n' "$scenario" "$nu
 printf '%s{name="ph", run=function(s) s:phase("raed", require("cephmark.disk"), {path="%s/none", ops=1}) end}\n' "$scenario" "$W" >"$W/ph4.lua"
 printf '%s{name="ph", run=function(s) s:phase("sned", require("cephmark.socket"), {host="127.0.0.1", seconds=1}) end}\n' "$scenario" >"$W/ph5.lua"
 printf '%s{name="ph", run=function(s) s:workers{n=1, ops=1, fn=print, thread=2} end}\n' "$scenario" >"$W/ph6.lua"
+# arrivals and think each belong to one kind of loop
+printf '%s{name="ph", run=function(s) %s{seconds=1, arrivals="poisson"}) end}\n' "$scenario" "$null_phase" >"$W/ph7.lua"
+printf '%s{name="ph", run=function(s) %s{seconds=1, rate=100, think="10ms"}) end}\n' "$scenario" "$null_phase" >"$W/ph8.lua"
+printf '%s{name="ph", run=function(s) %s{seconds=1, rate=100, arrivals="bursty"}) end}\n' "$scenario" "$null_phase" >"$W/ph9.lua"
+printf '%s{name="ph", run=function(s) %s{seconds=1, think=-1}) end}\n' "$scenario" "$null_phase" >"$W/ph10.lua"
 # the shipped scenarios declare bounds on their params: a bad -p is refused before any pool
 mkdir "$W/scenarios"
 cp "$CEPHMARK_SOURCE_DIR"/scenarios/*.lua "$W/scenarios/"

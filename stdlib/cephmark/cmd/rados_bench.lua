@@ -128,6 +128,8 @@ function M.main(argv)
   end
   printer:summary(result)
   if result.metadata_error then io.stderr:write("cephmark: rados-bench: " .. result.metadata_error .. "\n") end
+  -- a seq over a short write run (ceph#30794): said, not hidden in a plausible bandwidth
+  if result.early_end then io.stderr:write("cephmark: rados-bench: warning: " .. result.early_end .. "\n") end
 
   if mode == "write" and not opts.no_cleanup then
     local started = sys.monotonic()
