@@ -7,8 +7,9 @@
  * zero-padded so that the name is key_size bytes when key_size is larger), in one librados
  * write op with the object data when the run also writes it (--write-object). Value j is a
  * block_size payload for the object at offset o + j, so its header names the key's place
- * and a read verifies it like any block. A read op gets the same keys back (omap: by name;
- * xattrs: the object's list, of which the op's names must all be there). */
+ * and a read verifies it like any block. A read op gets the same keys back by name, with the
+ * data, in one op (rados_kv_read.cc). */
+#include "rados_kv_read.h"
 #include "rados_slot.h"
 
 #include <errno.h>
@@ -25,12 +26,9 @@ struct kv_slot {
     const char **omap_keys;
     const char **values_at;
     size_t *key_lens, *value_lens;
+    const char **xattr_names;
     rados_write_op_t write;
-    rados_read_op_t read;
-    rados_omap_iter_t omap;
-    rados_xattrs_iter_t xattrs;
-    int omap_rval, xattr_rval, data_rval;
-    size_t data_read;
+    cm_rados_kv_read *read;
 };
 
 unsigned cm_rados_parse_write_to(const char *text)
@@ -65,18 +63,9 @@ void cm_rados_format_write_to(unsigned write_to, char *out, size_t n)
 
 static void kv_slot_release_ops(struct kv_slot *kv)
 {
-    if (kv->omap)
-        rados_omap_get_end(kv->omap);
-    if (kv->xattrs)
-        rados_getxattrs_end(kv->xattrs);
     if (kv->write)
         rados_release_write_op(kv->write);
-    if (kv->read)
-        rados_release_read_op(kv->read);
-    kv->omap = NULL;
-    kv->xattrs = NULL;
     kv->write = NULL;
-    kv->read = NULL;
 }
 
 void cm_rados_kv_slot_free(struct bench_slot *slot)
@@ -85,6 +74,8 @@ void cm_rados_kv_slot_free(struct bench_slot *slot)
     if (!kv)
         return;
     kv_slot_release_ops(kv);
+    cm_rados_kv_read_free(kv->read);
+    free(kv->xattr_names);
     free(kv->values);
     free(kv->names);
     free(kv->omap_keys);
@@ -107,8 +98,12 @@ static struct kv_slot *kv_slot_new(const struct cm_rados_run_meta *meta)
     kv->values_at = calloc(keys, sizeof *kv->values_at);
     kv->key_lens = calloc(keys, sizeof *kv->key_lens);
     kv->value_lens = calloc(keys, sizeof *kv->value_lens);
+    kv->xattr_names = calloc(keys, sizeof *kv->xattr_names);
+    kv->read = cm_rados_kv_read_new();
     if (!kv->values || !kv->names || !kv->omap_keys || !kv->values_at || !kv->key_lens ||
-        !kv->value_lens) {
+        !kv->value_lens || !kv->xattr_names || !kv->read) {
+        cm_rados_kv_read_free(kv->read);
+        free(kv->xattr_names);
         free(kv->values);
         free(kv->names);
         free(kv->omap_keys);
@@ -161,6 +156,7 @@ static void kv_names(struct kv_slot *kv, const struct cm_rados_run_meta *meta, u
         kv->key_lens[j] = key_name(meta, "omap", offset, j, omap_name(kv, j));
         kv->omap_keys[j] = omap_name(kv, j);
         key_name(meta, "xattr", offset, j, xattr_name(kv, meta, j));
+        kv->xattr_names[j] = xattr_name(kv, meta, j);
     }
 }
 
@@ -194,20 +190,16 @@ static int kv_submit_read(struct cm_rados_target *bench, struct bench_slot *slot
                           struct kv_slot *kv)
 {
     const struct cm_rados_run_meta *meta = &bench->meta;
-    kv->read = rados_create_read_op();
-    if (!kv->read)
-        return -ENOMEM;
-    kv->data_read = 0;
-    kv->data_rval = kv->omap_rval = kv->xattr_rval = 0;
-    if (meta->write_to & CM_RADOS_TO_OBJECT)
-        rados_read_op_read(kv->read, slot->offset, (size_t)meta->block_size, (char *)kv->values,
-                           &kv->data_read, &kv->data_rval);
-    if (meta->write_to & CM_RADOS_TO_OMAP)
-        rados_read_op_omap_get_vals_by_keys2(kv->read, kv->omap_keys, (size_t)meta->keys_per_op,
-                                             kv->key_lens, &kv->omap, &kv->omap_rval);
-    if (meta->write_to & CM_RADOS_TO_XATTR)
-        rados_read_op_getxattrs(kv->read, &kv->xattrs, &kv->xattr_rval);
-    return rados_aio_read_op_operate(kv->read, bench->io, slot->completion, slot->object, 0);
+    struct cm_rados_kv_request request = {
+        .object = slot->object,
+        .offset = slot->offset,
+        .length = meta->write_to & CM_RADOS_TO_OBJECT ? (size_t)meta->block_size : 0,
+        .omap_keys = meta->write_to & CM_RADOS_TO_OMAP ? kv->omap_keys : NULL,
+        .omap_key_lens = kv->key_lens,
+        .xattr_names = meta->write_to & CM_RADOS_TO_XATTR ? kv->xattr_names : NULL,
+        .keys = (size_t)meta->keys_per_op,
+    };
+    return cm_rados_kv_aio_read(bench->io, slot->completion, &request, kv->read);
 }
 
 int cm_rados_kv_submit(struct cm_rados_target *bench, struct cm_op *op, struct bench_slot *slot,
@@ -247,34 +239,42 @@ static bool kv_verify_value(struct cm_rados_target *bench, struct bench_slot *sl
     return false;
 }
 
-/* The index of `name` among the op's names of one kind (first: the first of them). */
-static long find_name(struct kv_slot *kv, const struct cm_rados_run_meta *meta, bool xattr,
-                      const char *name, size_t len)
+/* The index of `name` among the op's omap keys. */
+static long find_key(struct kv_slot *kv, const struct cm_rados_run_meta *meta, const char *name,
+                     size_t len)
 {
-    for (size_t j = 0; j < meta->keys_per_op; j++) {
-        const char *mine = xattr ? xattr_name(kv, meta, j) : omap_name(kv, j);
-        if (strlen(mine) == len && memcmp(mine, name, len) == 0)
+    for (size_t j = 0; j < meta->keys_per_op; j++)
+        if (kv->key_lens[j] == len && memcmp(omap_name(kv, j), name, len) == 0)
             return (long)j;
-    }
     return -1;
+}
+
+struct omap_visit {
+    struct cm_rados_target *bench;
+    struct bench_slot *slot;
+    struct kv_slot *kv;
+};
+
+static int visit_omap(void *arg, const char *key, size_t key_len, const char *value, size_t len)
+{
+    struct omap_visit *visit = arg;
+    long j = find_key(visit->kv, &visit->bench->meta, key, key_len);
+    if (j < 0) {
+        kv_fail(visit->bench, visit->slot->object, "omap answered a key not asked for:", "");
+        return -EINVAL;
+    }
+    return kv_verify_value(visit->bench, visit->slot, (size_t)j, value, len) ? 0 : -EINVAL;
 }
 
 static bool kv_verify_omap(struct cm_rados_target *bench, struct bench_slot *slot,
                            struct kv_slot *kv)
 {
-    const struct cm_rados_run_meta *meta = &bench->meta;
+    struct omap_visit visit = {bench, slot, kv};
     size_t found = 0;
-    char *key, *value;
-    size_t key_len, value_len;
-    while (rados_omap_get_next2(kv->omap, &key, &value, &key_len, &value_len) == 0 && key) {
-        long j = find_name(kv, meta, false, key, key_len);
-        if (j < 0)
-            return kv_fail(bench, slot->object, "omap answered a key not asked for:", key);
-        if (!kv_verify_value(bench, slot, (size_t)j, value, value_len))
-            return false;
-        found++;
-    }
-    if (found != meta->keys_per_op)
+    int rc = cm_rados_kv_read_omap_each(kv->read, visit_omap, &visit, &found);
+    if (rc == -EINVAL)
+        return false;
+    if (rc < 0 || found != bench->meta.keys_per_op)
         return kv_fail(bench, slot->object, "omap key missing, e.g.", omap_name(kv, 0));
     return true;
 }
@@ -283,19 +283,14 @@ static bool kv_verify_xattrs(struct cm_rados_target *bench, struct bench_slot *s
                              struct kv_slot *kv)
 {
     const struct cm_rados_run_meta *meta = &bench->meta;
-    size_t found = 0;
-    const char *name, *value;
-    size_t len;
-    while (rados_getxattrs_next(kv->xattrs, &name, &value, &len) == 0 && name) {
-        long j = find_name(kv, meta, true, name, strlen(name));
-        if (j < 0)
-            continue; /* another op's */
-        if (!kv_verify_value(bench, slot, (size_t)j, value, len))
+    for (size_t j = 0; j < meta->keys_per_op; j++) {
+        const char *value;
+        size_t len;
+        if (cm_rados_kv_read_xattr(kv->read, j, &value, &len) < 0)
+            return kv_fail(bench, slot->object, "xattr missing:", xattr_name(kv, meta, j));
+        if (!kv_verify_value(bench, slot, j, value, len))
             return false;
-        found++;
     }
-    if (found != meta->keys_per_op)
-        return kv_fail(bench, slot->object, "xattr missing, e.g.", xattr_name(kv, meta, 0));
     return true;
 }
 
@@ -305,13 +300,16 @@ void cm_rados_kv_complete(struct cm_rados_target *bench, struct cm_op *op, struc
     const struct cm_rados_run_meta *meta = &bench->meta;
     if (op->kind == CM_OP_READ && op->result >= 0 && bench->verify) {
         bool ok = true;
-        if (meta->write_to & CM_RADOS_TO_OBJECT)
-            ok = kv->data_rval >= 0 &&
-                 kv_verify_value(bench, slot, 0, (const char *)kv->values, kv->data_read);
+        if (meta->write_to & CM_RADOS_TO_OBJECT) {
+            const char *data;
+            size_t len;
+            ok = cm_rados_kv_read_data(kv->read, &data, &len) >= 0 &&
+                 kv_verify_value(bench, slot, 0, data, len);
+        }
         if (ok && (meta->write_to & CM_RADOS_TO_OMAP))
-            ok = kv->omap_rval >= 0 && kv_verify_omap(bench, slot, kv);
+            ok = kv_verify_omap(bench, slot, kv);
         if (ok && (meta->write_to & CM_RADOS_TO_XATTR))
-            ok = kv->xattr_rval >= 0 && kv_verify_xattrs(bench, slot, kv);
+            ok = kv_verify_xattrs(bench, slot, kv);
         op->verify_failed = !ok;
     }
     kv_slot_release_ops(kv);

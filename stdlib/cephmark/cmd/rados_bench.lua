@@ -31,6 +31,12 @@ options:
   --no-verify               do not verify what seq/rand read
   --no-hints                write without rados bench's allocation hint (set_alloc_hint2:
                             object size, write size, sequential, append only, immutable)
+  --write-object            write: each op's block goes to the object's data (the default)
+  --write-omap              write: each op's block goes to the omap key
+                            bench-omap-key-<offset> of its object (with --write-object: both)
+  --write-xattr             write: each op's block goes to the xattr bench-xattr-key-<offset>
+                            (combinable, as in rados bench); seq and rand read back and verify
+                            what the write run wrote, wherever it went
   --format json             print one JSON document (rados bench's field names)
   -o, --output DIR          also write results.json and results.yaml into DIR
   -c, --conf CONF           ceph.conf (default: $CEPH_CONF, /etc/ceph/ceph.conf, else the
@@ -53,6 +59,9 @@ local spec = args.spec({
   ["--warmup"] = { key = "warmup", value = true },
   ["--no-verify"] = { key = "no_verify" },
   ["--no-hints"] = { key = "no_hints" },
+  ["--write-object"] = { key = "write_object" },
+  ["--write-omap"] = { key = "write_omap" },
+  ["--write-xattr"] = { key = "write_xattr" },
   ["--format"] = { key = "format", value = true }, ["-f"] = { key = "format", value = true },
   ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
 }, args.CONNECTION)
@@ -111,6 +120,16 @@ function M.main(argv)
     prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid()),
   }
   if mode == "write" and max_objects and max_objects > 0 then bench.ops = max_objects end
+  if opts.write_object or opts.write_omap or opts.write_xattr then
+    if mode ~= "write" then
+      fail("--write-object, --write-omap and --write-xattr are for write (seq and rand read what the write run wrote)")
+    end
+    local to = {}
+    if opts.write_object then to[#to + 1] = "object" end
+    if opts.write_omap then to[#to + 1] = "omap" end
+    if opts.write_xattr then to[#to + 1] = "xattr" end
+    bench.write_to = table.concat(to, ",")
+  end
   if mode == "seq" then bench.seconds = seconds end
 
   local printer = report.new { json = json_output, mode = mode }
