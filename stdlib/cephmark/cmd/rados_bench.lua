@@ -90,6 +90,17 @@ function M.main(argv)
   local warmup = opts.warmup and args.duration(command, "--warmup", opts.warmup)
   local max_objects = opts.max_objects and args.integer(command, "--max-objects", opts.max_objects, 0, math.maxinteger)
   local json_output = opts.format == "json"
+  local write_to
+  if opts.write_object or opts.write_omap or opts.write_xattr then
+    if mode ~= "write" then
+      fail("--write-object, --write-omap and --write-xattr are for write (seq and rand read what the write run wrote)")
+    end
+    local to = {}
+    if opts.write_object then to[#to + 1] = "object" end
+    if opts.write_omap then to[#to + 1] = "omap" end
+    if opts.write_xattr then to[#to + 1] = "xattr" end
+    write_to = table.concat(to, ",")
+  end
 
   connection.configure(args.connection(command, opts))
   if opts.output then require("cephmark.results").check_dir(opts.output, "-o", command) end
@@ -112,7 +123,7 @@ function M.main(argv)
   local bench = {
     op = mode, seconds = seconds, threads = threads, rate = rate,
     block_size = block_size, object_size = object_size,
-    run_name = opts.run_name, verify = not opts.no_verify, hints = not opts.no_hints,
+    run_name = opts.run_name, verify = not opts.no_verify, hints = not opts.no_hints, write_to = write_to,
     warmup = warmup,
     -- a write that is cleaned up at its end keeps its marker until then, so that
     -- `cephmark cleanup --leftovers` finds it after a SIGKILL; a kept run is the operator's
@@ -120,16 +131,6 @@ function M.main(argv)
     prefix = string.format("benchmark_data_%s_%d", sys.hostname(), sys.getpid()),
   }
   if mode == "write" and max_objects and max_objects > 0 then bench.ops = max_objects end
-  if opts.write_object or opts.write_omap or opts.write_xattr then
-    if mode ~= "write" then
-      fail("--write-object, --write-omap and --write-xattr are for write (seq and rand read what the write run wrote)")
-    end
-    local to = {}
-    if opts.write_object then to[#to + 1] = "object" end
-    if opts.write_omap then to[#to + 1] = "omap" end
-    if opts.write_xattr then to[#to + 1] = "xattr" end
-    bench.write_to = table.concat(to, ",")
-  end
   if mode == "seq" then bench.seconds = seconds end
 
   local printer = report.new { json = json_output, mode = mode }
