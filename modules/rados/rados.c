@@ -1358,11 +1358,12 @@ static void pool_bench_write_to(struct cm_bench *b, struct cm_rados_run_meta *me
         meta->write_to = 0; /* a plain run, written as before */
         return;
     }
-    if (meta->keys_per_op * meta->block_size > ((uint64_t)64 << 20))
+    uint64_t per_op = meta->keys_per_op * meta->block_size;
+    if (per_op > ((uint64_t)64 << 20))
         luaL_error(b->L,
                    "bench: keys_per_op x block_size is %I bytes per op: at most 64 MiB "
                    "(lower keys_per_op or block_size)",
-                   (lua_Integer)(meta->keys_per_op * meta->block_size));
+                   (lua_Integer)per_op);
 }
 
 /* A write's metadata, once its options are checked. */

@@ -56,16 +56,20 @@ int cm_rados_kv_aio_read(rados_ioctx_t io, rados_completion_t completion,
         read->data_rval = read->omap_rval = 0;
         if (request->length > 0)
             op.read(request->offset, request->length, &read->data, &read->data_rval);
-        if (request->omap_keys) {
+        if (request->omap_keys != nullptr) {
             std::set<std::string> keys;
             for (size_t j = 0; j < request->keys; j++)
                 keys.emplace(request->omap_keys[j], request->omap_key_lens[j]);
             op.omap_get_vals_by_keys(keys, &read->omap, &read->omap_rval);
         }
-        read->xattrs.assign(request->xattr_names ? request->keys : 0, librados::bufferlist());
-        read->xattr_rvals.assign(read->xattrs.size(), 0);
-        for (size_t j = 0; j < read->xattrs.size(); j++)
-            op.getxattr(request->xattr_names[j], &read->xattrs[j], &read->xattr_rvals[j]);
+        read->xattrs.clear();
+        read->xattr_rvals.clear();
+        if (request->xattr_names != nullptr) {
+            read->xattrs.assign(request->keys, librados::bufferlist());
+            read->xattr_rvals.assign(request->keys, 0);
+            for (size_t j = 0; j < request->keys; j++)
+                op.getxattr(request->xattr_names[j], &read->xattrs[j], &read->xattr_rvals[j]);
+        }
         librados::IoCtx ctx;
         librados::IoCtx::from_rados_ioctx_t(io, ctx);
         CompletionView view(completion);
@@ -80,7 +84,7 @@ int cm_rados_kv_aio_read(rados_ioctx_t io, rados_completion_t completion,
 int cm_rados_kv_read_data(cm_rados_kv_read *read, const char **data, size_t *len)
 {
     *len = read->data.length();
-    *data = *len ? read->data.c_str() : "";
+    *data = *len > 0 ? read->data.c_str() : "";
     return read->data_rval;
 }
 
@@ -94,8 +98,8 @@ int cm_rados_kv_read_omap_each(cm_rados_kv_read *read,
         return read->omap_rval;
     for (auto &entry : read->omap) {
         size_t len = entry.second.length();
-        int rc = visit(arg, entry.first.data(), entry.first.size(), len ? entry.second.c_str() : "",
-                       len);
+        int rc = visit(arg, entry.first.data(), entry.first.size(),
+                       len > 0 ? entry.second.c_str() : "", len);
         if (rc != 0)
             return rc;
         ++*count;
@@ -108,6 +112,6 @@ int cm_rados_kv_read_xattr(cm_rados_kv_read *read, size_t index, const char **va
     if (index >= read->xattrs.size())
         return -ENOENT;
     *len = read->xattrs[index].length();
-    *value = *len ? read->xattrs[index].c_str() : "";
+    *value = *len > 0 ? read->xattrs[index].c_str() : "";
     return read->xattr_rvals[index];
 }

@@ -225,12 +225,6 @@ void cm_rados_verify_complete(struct cm_rados_target *bench, struct cm_op *op,
         op->verify_failed = true;
 }
 
-static int pass_refuse(char *error, size_t size, const char *format, uint64_t a, uint64_t b)
-{
-    snprintf(error, size, format, a, b);
-    return -EINVAL;
-}
-
 int cm_rados_pass_prepare(rados_ioctx_t io, enum cm_rados_target_op op, uint64_t block,
                           struct cm_rados_run_meta *meta, char *error, size_t size)
 {
@@ -254,30 +248,38 @@ int cm_rados_pass_prepare(rados_ioctx_t io, enum cm_rados_target_op op, uint64_t
                  pool, op == CM_RADOS_OVERWRITE ? "overwrite" : "append", pool);
         return -EINVAL;
     }
-    if (block < CM_PAYLOAD_HEADER_SIZE)
-        return pass_refuse(error, size,
-                           "bench: block_size %" PRIu64 " is below %" PRIu64
-                           " bytes: each overwrite or append carries a verified header",
-                           block, CM_PAYLOAD_HEADER_SIZE);
+    if (block < CM_PAYLOAD_HEADER_SIZE) {
+        snprintf(error, size,
+                 "bench: block_size %" PRIu64 " is below %d bytes: each overwrite or append "
+                 "carries a verified header",
+                 block, CM_PAYLOAD_HEADER_SIZE);
+        return -EINVAL;
+    }
     if (op == CM_RADOS_OVERWRITE) {
-        if (block > meta->block_size || meta->block_size % block != 0)
-            return pass_refuse(error, size,
-                               "bench: overwrite block_size %" PRIu64
-                               " must divide the run's block size %" PRIu64,
-                               block, meta->block_size);
-        if (meta->overwrite_block && meta->overwrite_block != block)
-            return pass_refuse(error, size,
-                               "bench: the run's earlier overwrites are %" PRIu64
-                               " bytes: later overwrite passes use the same size, not %" PRIu64,
-                               meta->overwrite_block, block);
+        if (block > meta->block_size || meta->block_size % block != 0) {
+            snprintf(error, size,
+                     "bench: overwrite block_size %" PRIu64
+                     " must divide the run's block size %" PRIu64,
+                     block, meta->block_size);
+            return -EINVAL;
+        }
+        if (meta->overwrite_block && meta->overwrite_block != block) {
+            snprintf(error, size,
+                     "bench: the run's earlier overwrites are %" PRIu64
+                     " bytes: later overwrite passes use the same size, not %" PRIu64,
+                     meta->overwrite_block, block);
+            return -EINVAL;
+        }
         meta->overwrite_block = block;
         meta->overwrite_passes++;
     } else {
-        if (meta->append_block && meta->append_block != block)
-            return pass_refuse(error, size,
-                               "bench: the run's earlier appends are %" PRIu64
-                               " bytes: later append passes use the same size, not %" PRIu64,
-                               meta->append_block, block);
+        if (meta->append_block && meta->append_block != block) {
+            snprintf(error, size,
+                     "bench: the run's earlier appends are %" PRIu64
+                     " bytes: later append passes use the same size, not %" PRIu64,
+                     meta->append_block, block);
+            return -EINVAL;
+        }
         meta->append_block = block;
     }
     return 0;
