@@ -134,8 +134,8 @@ end
 
 local pool_fields = { name = true, label = true, type = true, size = true, min_size = true,
   pg_num = true, k = true, m = true, crush_failure_domain = true, application = true,
-  keep = true, reuse = true }
-local pool_field_list = "application, crush_failure_domain, k, keep, label, m, min_size, name, pg_num, reuse, size, type"
+  keep = true, reuse = true, ec_overwrites = true }
+local pool_field_list = "application, crush_failure_domain, ec_overwrites, k, keep, label, m, min_size, name, pg_num, reuse, size, type"
 
 local function check_pool(label, spec, scenario_name, site)
   local function bad(message) fail_at(site, string.format("pool '%s': %s", label, message)) end
@@ -155,6 +155,9 @@ local function check_pool(label, spec, scenario_name, site)
     if value ~= nil and (math.type(value) ~= "integer" or value < 1) then
       bad(string.format("%s must be a positive integer, got %s", field, params.show(value)))
     end
+  end
+  if spec.ec_overwrites ~= nil and (kind ~= "erasure" or type(spec.ec_overwrites) ~= "boolean") then
+    bad("ec_overwrites is true or false, for erasure-coded pools (allow_ec_overwrites)")
   end
   if kind == "erasure" then
     if spec.k == nil or spec.m == nil then
@@ -1230,8 +1233,9 @@ local object_ops = { put = { op = "put" }, get = { op = "get" }, head = { op = "
 -- publishes its bench's list (`bench_options`), the one the bench itself checks against.
 local target_kinds = {
   pool = { arg = "pool", noun = "a pool phase", keys = { "op" }, say = 'op = "write"',
-    names = { write = { op = "write" }, seq = { op = "seq" }, rand = { op = "rand" }, cleanup = { op = "cleanup" } },
-    choices = "write, seq, rand or cleanup" },
+    names = { write = { op = "write" }, seq = { op = "seq" }, rand = { op = "rand" }, cleanup = { op = "cleanup" },
+      overwrite = { op = "overwrite" }, append = { op = "append" }, verify = { op = "verify" } },
+    choices = "write, seq, rand, cleanup, overwrite, append or verify" },
   image = { arg = "image", noun = "an image phase", keys = { "io_type", "pattern" }, names = io_words(true),
     choices = "read, write, randread, randwrite, readwrite or randrw (fio's rw=)",
     say = 'io_type = "write" (and pattern = "rand")', describe = tostring },
