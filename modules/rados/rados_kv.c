@@ -68,11 +68,9 @@ static void kv_slot_release_ops(struct kv_slot *kv)
     kv->write = NULL;
 }
 
-void cm_rados_kv_slot_free(struct bench_slot *slot)
+/* Frees a slot's key state, whole or partly made. */
+static void kv_slot_destroy(struct kv_slot *kv)
 {
-    struct kv_slot *kv = slot->kv;
-    if (!kv)
-        return;
     kv_slot_release_ops(kv);
     cm_rados_kv_read_free(kv->read);
     free(kv->xattr_names);
@@ -83,6 +81,13 @@ void cm_rados_kv_slot_free(struct bench_slot *slot)
     free(kv->key_lens);
     free(kv->value_lens);
     free(kv);
+}
+
+void cm_rados_kv_slot_free(struct bench_slot *slot)
+{
+    if (!slot->kv)
+        return;
+    kv_slot_destroy(slot->kv);
     slot->kv = NULL;
 }
 
@@ -102,15 +107,7 @@ static struct kv_slot *kv_slot_new(const struct cm_rados_run_meta *meta)
     kv->read = cm_rados_kv_read_new();
     if (!kv->values || !kv->names || !kv->omap_keys || !kv->values_at || !kv->key_lens ||
         !kv->value_lens || !kv->xattr_names || !kv->read) {
-        cm_rados_kv_read_free(kv->read);
-        free(kv->xattr_names);
-        free(kv->values);
-        free(kv->names);
-        free(kv->omap_keys);
-        free(kv->values_at);
-        free(kv->key_lens);
-        free(kv->value_lens);
-        free(kv);
+        kv_slot_destroy(kv);
         return NULL;
     }
     return kv;
