@@ -15,7 +15,7 @@ local count = pages.count
 local function series(n, mib, lat)
   local out = {}
   for i = 1, n do
-    out[i] = { sec = i, cur_ops = 16, ops = 100 + i, cur_mib = mib + i, iops = 100 + i, avg_lat = lat,
+    out[i] = { sec = i, cur_ops = 16, in_flight_mean = 15.5 + i / 10, ops = 100 + i, cur_mib = mib + i, iops = 100 + i, avg_lat = lat,
       p99 = lat * 3, max_lat = lat * 5, errors = 0, warmup = false, partial = false }
   end
   return out
@@ -29,7 +29,7 @@ end
 
 local function phase(index, name, label, mib, lat, variant, point)
   return { index = index, name = name, op = name, label = label, status = "ok", variant = variant, point = point,
-    result = { ops = 1000, bytes = 4096 * 1000, elapsed = 3, bandwidth_mib = mib, bandwidth_stddev = mib / 10,
+    result = { ops = 1000, bytes = 4096 * 1000, elapsed = 3, threads = 16, bandwidth_mib = mib, bandwidth_stddev = mib / 10,
       iops = mib * 256, iops_stddev = mib * 25, errors = 0, verify_failures = 0,
       lat = { avg = lat, p50 = lat, p90 = lat * 2, p99 = lat * 3, p99_9 = lat * 4, p99_99 = lat * 5, max = lat * 6,
         percentiles = percentiles(lat) } },
@@ -88,6 +88,9 @@ t.eq(count(page, '<rect class="bar"'), 12, "2 phases x 2 pools x 3 metrics bars"
 t.eq(count(page, 'class="error%-bar"'), 8, "stddev whiskers on the MiB/s and IOPS bars")
 t.ok(page:find("<script", 1, true) == nil, "no script element, not even from a label")
 t.match(page, "&lt;script&gt;alert%(1%)&lt;/script&gt;", "labels are escaped")
+-- the per-second table shows the achieved ops in flight against the requested depth
+t.eq(count(page, "<th>in flight, mean %(of 16%)</th>"), 4, "one mean-in-flight column per timeline table")
+t.match(page, '<td class="n">15%.8</td>', "the third second's time-weighted mean in flight")
 t.match(page, "replicated vs &lt;b&gt;EC&lt;/b&gt;", "description escaped")
 t.ok(page:find("src=", 1, true) == nil and page:find('href="http', 1, true) == nil, "nothing fetched")
 t.match(page, "ceph version 16%.2%.15", "cluster facts at the top")

@@ -379,8 +379,8 @@ local function timeline_figures(phase)
     if num(s.p99) and s.p99 > 0 then lat_p99[#lat_p99 + 1] = { x, s.p99 } end
     if num(s.max_lat) and s.max_lat > 0 then lat_max[#lat_max + 1] = { x, s.max_lat } end
     rows[#rows + 1] = { sec = s.sec, cur_ops = s.cur_ops, ops = s.ops, cur_mib = s.cur_mib, iops = s.iops,
-      avg_lat = s.avg_lat, p99 = s.p99, max_lat = s.max_lat, errors = s.errors,
-      warmup = s.warmup, partial = s.partial }
+      in_flight_mean = s.in_flight_mean, avg_lat = s.avg_lat, p99 = s.p99, max_lat = s.max_lat,
+      errors = s.errors, warmup = s.warmup, partial = s.partial }
   end
   local x_low, x_high = extent(xs)
   local x_axis = { scale = scale.linear(x_low - 1, x_high, { format = scale.number }), title = "second",
@@ -411,8 +411,13 @@ local function timeline_figures(phase)
         { name = "max of the second", points = lat_max } },
     }
   end
+  -- Ops in flight twice: as the second ended, and time-weighted over the second against the
+  -- depth the phase asked for (a closed loop that keeps its slots full shows the depth).
+  local depth = num(phase.result and phase.result.threads)
+  local mean_title = depth and string.format("in flight, mean (of %d)", depth) or "in flight, mean"
   local t = { title = phase_title(phase) .. ": per-second series", rows = rows, columns = {
-    { key = "sec", title = "sec" }, { key = "cur_ops", title = "in flight" }, { key = "ops", title = "ops" },
+    { key = "sec", title = "sec" }, { key = "cur_ops", title = "in flight at end" },
+    { key = "in_flight_mean", title = mean_title, format = scale.number }, { key = "ops", title = "ops" },
     { key = "cur_mib", title = "MiB/s" }, { key = "iops", title = "IOPS", format = scale.count },
     { key = "avg_lat", title = "avg lat", format = lat }, { key = "p99", title = "p99", format = lat },
     { key = "max_lat", title = "max", format = lat }, { key = "errors", title = "errors" },
