@@ -152,25 +152,29 @@ function M.s3_credentials(opts)
   return creds, source
 end
 
--- swift_connect{...credential options..., timeout=} -> connection, info (raises a one-line
--- error when the gateway refuses or cannot be reached: nothing can go on without it)
+-- swift_connect{...credential options..., timeout=, connect_timeout=, transport=} -> connection,
+-- info. transport is what the connection's scripted workers' requests go over (docs/rgw.md).
+-- Raises a one-line error when the gateway refuses or cannot be reached: nothing can go on
+-- without it.
 function M.swift_connect(opts)
   opts = opts or {}
   local creds, source = M.swift_credentials(opts)
   local swift = require "cephmark.swift"
   local conn, err = swift.connect { auth_url = creds.auth_url, user = creds.user, key = creds.key,
-    storage_url = creds.storage_url, timeout = opts.timeout, connect_timeout = opts.connect_timeout }
+    storage_url = creds.storage_url, timeout = opts.timeout, connect_timeout = opts.connect_timeout,
+    transport = opts.transport }
   if not conn then sys.fail(err) end
   return conn, { source = source, auth_url = creds.auth_url, user = creds.user }
 end
 
+-- s3_connect{...credential options..., timeout=, connect_timeout=, transport=} -> connection, info
 function M.s3_connect(opts)
   opts = opts or {}
   local creds, source = M.s3_credentials(opts)
   local s3 = require "cephmark.s3"
   local conn, err = s3.connect { endpoint = creds.endpoint, access_key = creds.access_key,
     secret_key = creds.secret_key, region = creds.region, timeout = opts.timeout,
-    connect_timeout = opts.connect_timeout }
+    connect_timeout = opts.connect_timeout, transport = opts.transport }
   if not conn then sys.fail(err) end
   return conn, { source = source, endpoint = creds.endpoint }
 end

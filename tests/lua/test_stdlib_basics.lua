@@ -119,4 +119,11 @@ t.eq(sys.error_info(nil), "error nil", "nil")
 t.eq(sys.error_info(false), "error false", "a boolean")
 t.eq(sys.error_info(setmetatable({}, { __tostring = function() return "mine" end })), "mine", "__tostring wins")
 t.eq(sys.error_info("text"), "text", "a string as it is")
+
+-- rgw's connect helpers hand `transport` to the connection (a wrong one is refused there,
+-- before any request: the endpoint below is never contacted)
+local rgw = require "cephmark.rgw"
+t.raises(function()
+  rgw.s3_connect { endpoint = "http://127.0.0.1:9", access_key = "a", secret_key = "b", transport = "carrier-pigeon" }
+end, "unknown transport 'carrier%-pigeon'", "rgw.s3_connect passes transport= on")
 return t.done()
