@@ -238,3 +238,50 @@ rbd_bench_summary() {
     awk '/^elapsed:/ { for (i = 1; i < NF; i++) { if ($i == "ops:") o = $(i + 1); if ($i == "ops/sec:") r = $(i + 1) } }
         END { if (o == "") exit 1; print o, r }' "$BENCH_TMP/$1.out"
 }
+
+# ---- wrk's Swift GETs (bench/swift-vs-wrk.sh, bench/s3-vs-wrk.sh) ----
+# swift_wrk_setup: Swift credentials (ST_* or the local cluster's credentials file, never
+# printed), a token for wrk, and what bench/wrk-swift-get.lua reads: SWIFT_PATH,
+# SWIFT_TOKEN_FILE, SWIFT_CONTAINER (cmbench_wrk_PID), SWIFT_PREFIX, SWIFT_OBJECTS; sets
+# ORIGIN (http://host:port of the storage URL). Needs OBJECTS.
+swift_wrk_setup() {
+    if [[ -z ${ST_AUTH:-} ]]; then
+        creds=${CEPHMARK_CREDENTIALS:-$(dirname "${CEPH_CONF:-/nonexistent/x}")/credentials.conf}
+        [[ -r $creds ]] || { echo "no Swift credentials: set ST_AUTH/ST_USER/ST_KEY or CEPH_CONF of a cluster made with --rgw" >&2; exit 1; }
+        ST_AUTH=$(awk -F' = ' '/^\[/{s=$0} s=="[swift]" && $1=="auth_url"{print $2}' "$creds")
+        ST_USER=$(awk -F' = ' '/^\[/{s=$0} s=="[swift]" && $1=="user"{print $2}' "$creds")
+        ST_KEY=$(awk -F' = ' '/^\[/{s=$0} s=="[swift]" && $1=="key"{print $2}' "$creds")
+        export ST_AUTH ST_USER ST_KEY
+    fi
+
+    # the token for wrk: the key goes to curl through a 0600 header file, not the command line
+    umask 077
+    printf 'X-Auth-User: %s\nX-Auth-Key: %s\n' "$ST_USER" "$ST_KEY" >"$BENCH_TMP/auth.headers"
+    curl -s -D "$BENCH_TMP/auth.response" -o /dev/null -H @"$BENCH_TMP/auth.headers" "$ST_AUTH"
+    rm -f "$BENCH_TMP/auth.headers"
+    tr -d '\r' <"$BENCH_TMP/auth.response" | sed -n 's/^[Xx]-[Aa]uth-[Tt]oken: //p' >"$BENCH_TMP/token"
+    STORAGE_URL=$(tr -d '\r' <"$BENCH_TMP/auth.response" | sed -n 's/^[Xx]-[Ss]torage-[Uu]rl: //p')
+    rm -f "$BENCH_TMP/auth.response"
+    [[ -s $BENCH_TMP/token && -n $STORAGE_URL ]] || { echo "Swift auth at $ST_AUTH failed" >&2; exit 1; }
+    # http://host:port/swift/v1 -> origin http://host:port and path /swift/v1
+    ORIGIN=$(sed -E 's#^(https?://[^/]+).*#\1#' <<<"$STORAGE_URL")
+    export SWIFT_PATH=${STORAGE_URL#"$ORIGIN"}
+    export SWIFT_TOKEN_FILE=$BENCH_TMP/token
+    export SWIFT_CONTAINER=cmbench_wrk_$$
+    export SWIFT_PREFIX=obj
+    export SWIFT_OBJECTS=$OBJECTS
+}
+# run_wrk: one wrk run of Swift GETs in order (one thread, CONNECTIONS connections,
+# SECONDS_RUN seconds) as sample wrk.ops_s, wrk.cpu_us (per request) and wrk.p99_ms.
+run_wrk() {
+    measure wrk wrk -t 1 -c "$CONNECTIONS" -d "${SECONDS_RUN}s" -s "$BENCH_DIR/wrk-swift-get.lua" "$ORIGIN"
+    local requests seconds errors
+    requests=$(kv wrk wrk_requests)
+    seconds=$(kv wrk wrk_seconds)
+    errors=$(kv wrk wrk_errors_status)
+    [[ $errors == 0 ]] || bench_log "warning: wrk got $errors non-2xx answers"
+    sample wrk.ops_s "$(awk -v o="$requests" -v s="$seconds" 'BEGIN { printf "%.1f", o / s }')"
+    sample wrk.cpu_us "$(awk -v c="$(cpu_of wrk)" -v o="$requests" 'BEGIN { printf "%.3f", c * 1e6 / o }')"
+    sample wrk.p99_ms "$(awk -v p="$(kv wrk wrk_p99)" 'BEGIN { printf "%.3f", p * 1000 }')"
+    bench_log "round $round wrk: $requests requests in ${seconds}s, cpu $(cpu_of wrk)s"
+}

@@ -32,32 +32,7 @@ SIZE=${SIZE:-4096}
 bench_require --no-cluster wrk curl
 bench_build_helpers
 
-# Swift credentials: ST_* or the local cluster's credentials file (never printed)
-if [[ -z ${ST_AUTH:-} ]]; then
-    creds=${CEPHMARK_CREDENTIALS:-$(dirname "${CEPH_CONF:-/nonexistent/x}")/credentials.conf}
-    [[ -r $creds ]] || { echo "no Swift credentials: set ST_AUTH/ST_USER/ST_KEY or CEPH_CONF of a cluster made with --rgw" >&2; exit 1; }
-    ST_AUTH=$(awk -F' = ' '/^\[/{s=$0} s=="[swift]" && $1=="auth_url"{print $2}' "$creds")
-    ST_USER=$(awk -F' = ' '/^\[/{s=$0} s=="[swift]" && $1=="user"{print $2}' "$creds")
-    ST_KEY=$(awk -F' = ' '/^\[/{s=$0} s=="[swift]" && $1=="key"{print $2}' "$creds")
-    export ST_AUTH ST_USER ST_KEY
-fi
-
-# the token for wrk: the key goes to curl through a 0600 header file, not the command line
-umask 077
-printf 'X-Auth-User: %s\nX-Auth-Key: %s\n' "$ST_USER" "$ST_KEY" >"$BENCH_TMP/auth.headers"
-curl -s -D "$BENCH_TMP/auth.response" -o /dev/null -H @"$BENCH_TMP/auth.headers" "$ST_AUTH"
-rm -f "$BENCH_TMP/auth.headers"
-tr -d '\r' <"$BENCH_TMP/auth.response" | sed -n 's/^[Xx]-[Aa]uth-[Tt]oken: //p' >"$BENCH_TMP/token"
-STORAGE_URL=$(tr -d '\r' <"$BENCH_TMP/auth.response" | sed -n 's/^[Xx]-[Ss]torage-[Uu]rl: //p')
-rm -f "$BENCH_TMP/auth.response"
-[[ -s $BENCH_TMP/token && -n $STORAGE_URL ]] || { echo "Swift auth at $ST_AUTH failed" >&2; exit 1; }
-# http://host:port/swift/v1 -> origin http://host:port and path /swift/v1
-ORIGIN=$(sed -E 's#^(https?://[^/]+).*#\1#' <<<"$STORAGE_URL")
-export SWIFT_PATH=${STORAGE_URL#"$ORIGIN"}
-export SWIFT_TOKEN_FILE=$BENCH_TMP/token
-export SWIFT_CONTAINER=cmbench_wrk_$$
-export SWIFT_PREFIX=obj
-export SWIFT_OBJECTS=$OBJECTS
+swift_wrk_setup
 
 S3_BUCKET=cmbench-s3-$$
 
@@ -77,17 +52,6 @@ RUN_ID=$(tr ' ' '\n' <"$BENCH_TMP/put.out" | sed -n 's/^run_id=//p')
 s3_objects -p mode=put -p prefix=obj -p objects="$OBJECTS" >"$BENCH_TMP/s3put.out"
 S3_RUN_ID=$(tr ' ' '\n' <"$BENCH_TMP/s3put.out" | sed -n 's/^run_id=//p')
 
-run_wrk() {
-    measure wrk wrk -t 1 -c "$CONNECTIONS" -d "${SECONDS_RUN}s" -s "$BENCH_DIR/wrk-swift-get.lua" "$ORIGIN"
-    local requests seconds errors
-    requests=$(kv wrk wrk_requests)
-    seconds=$(kv wrk wrk_seconds)
-    errors=$(kv wrk wrk_errors_status)
-    [[ $errors == 0 ]] || bench_log "warning: wrk got $errors non-2xx answers"
-    sample wrk.ops_s "$(awk -v o="$requests" -v s="$seconds" 'BEGIN { printf "%.1f", o / s }')"
-    sample wrk.cpu_us "$(awk -v c="$(cpu_of wrk)" -v o="$requests" 'BEGIN { printf "%.3f", c * 1e6 / o }')"
-    bench_log "round $round wrk: $requests requests in ${seconds}s, cpu $(cpu_of wrk)s"
-}
 
 record() { # NAME: the samples of a cephmark run
     local name=$1 ops
