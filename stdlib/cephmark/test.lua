@@ -47,6 +47,23 @@ function M.raises(fn, pattern, what)
     string.format("%s: error %q does not match %q", what or "call", message, pattern))
 end
 
+-- message_of(fn) -> the message of the error fn raises (as an operator would read it), or nil
+function M.message_of(fn)
+  local ok, err = pcall(fn)
+  if ok then return nil end
+  return tostring((require("cephmark.sys").error_info(err)))
+end
+
+-- capture(fn) -> the text fn wrote to io.stdout while it ran, and pcall's ok, err
+function M.capture(fn)
+  local saved, chunks = io.stdout, {}
+  io.stdout = { write = function(self, ...) for _, s in ipairs { ... } do chunks[#chunks + 1] = s end return self end,
+    flush = function() end }
+  local ok, err = pcall(fn)
+  io.stdout = saved
+  return table.concat(chunks), ok, err
+end
+
 -- done() -> a result table for `cephmark run`: failed checks make the exit code 1
 function M.done()
   local context = package.loaded["cephmark.context"]

@@ -9,22 +9,13 @@ local t = require "cephmark.test"
 local here = debug.getinfo(1, "S").source:sub(2)
 local function line() return debug.getinfo(2, "l").currentline end
 
--- the message of the error fn raises, or nil
-local function message_of(fn)
-  local ok, err = pcall(fn)
-  if ok then return nil end
-  return tostring((sys.error_info(err)))
-end
+local message_of = t.message_of
 
--- runs fn with stdout captured; returns the text
+-- runs fn with stdout captured; returns the text (an error in fn goes on up)
 local function capture(fn)
-  local saved, chunks = io.stdout, {}
-  io.stdout = { write = function(self, ...) for _, s in ipairs { ... } do chunks[#chunks + 1] = s end return self end,
-    flush = function() end }
-  local ok, err = pcall(fn)
-  io.stdout = saved
+  local text, ok, err = t.capture(fn)
   if not ok then error(err, 0) end
-  return table.concat(chunks)
+  return text
 end
 
 local out = os.tmpname()

@@ -5,11 +5,7 @@ local cm = require "cephmark"
 local sys = require "cephmark.sys"
 local t = require "cephmark.test"
 
-local function message_of(fn)
-  local ok, err = pcall(fn)
-  if ok then return nil end
-  return tostring((sys.error_info(err)))
-end
+local message_of = t.message_of
 
 local function quietly(fn)
   local saved = io.stdout

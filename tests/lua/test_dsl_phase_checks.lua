@@ -14,14 +14,7 @@ local t = require "cephmark.test"
 
 local here = debug.getinfo(1, "S").source:sub(2)
 local function line() return debug.getinfo(2, "l").currentline end
-local function capture(fn)
-  local saved, chunks = io.stdout, {}
-  io.stdout = { write = function(self, ...) for _, s in ipairs { ... } do chunks[#chunks + 1] = s end return self end,
-    flush = function() end }
-  local ok, err = pcall(fn)
-  io.stdout = saved
-  return table.concat(chunks), ok, err
-end
+local capture = t.capture
 local base = os.getenv("CEPHMARK_BUILD_DIR") or "."
 local work = string.format("%s/test-phase-checks-%d", base, sys.getpid())
 assert(sys.mkdir(work))

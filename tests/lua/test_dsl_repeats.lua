@@ -15,19 +15,8 @@ local t = require "cephmark.test"
 
 local here = debug.getinfo(1, "S").source:sub(2)
 local function line() return debug.getinfo(2, "l").currentline end
-local function message_of(fn)
-  local ok, err = pcall(fn)
-  if ok then return nil end
-  return tostring((sys.error_info(err)))
-end
-local function capture(fn)
-  local saved, chunks = io.stdout, {}
-  io.stdout = { write = function(self, ...) for _, s in ipairs { ... } do chunks[#chunks + 1] = s end return self end,
-    flush = function() end }
-  local ok, err = pcall(fn)
-  io.stdout = saved
-  return table.concat(chunks), ok, err
-end
+local message_of = t.message_of
+local capture = t.capture
 local base = os.tmpname()
 os.remove(base)
 assert(sys.mkdir(base))

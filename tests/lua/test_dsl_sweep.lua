@@ -10,11 +10,7 @@ local t = require "cephmark.test"
 
 local here = debug.getinfo(1, "S").source:sub(2)
 local function line() return debug.getinfo(2, "l").currentline end
-local function message_of(fn)
-  local ok, err = pcall(fn)
-  if ok then return nil end
-  return tostring((sys.error_info(err)))
-end
+local message_of = t.message_of
 local function labels(points)
   local out = {}
   for i, point in ipairs(points) do out[i] = point.label end
