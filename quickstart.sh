@@ -29,6 +29,7 @@ packages=(
   liblua5.4-dev libyaml-dev libcurl4-openssl-dev libssl-dev librados-dev libradospp-dev librbd-dev liburing-dev
   ceph-mon ceph-osd ceph-mgr ceph-common radosgw
   curl procps iproute2 fio time wrk iperf3 python3 chromium chromium-driver
+  help2man bash-completion systemd
   clang libclang-rt-14-dev valgrind cppcheck clang-tidy
   prometheus prometheus-node-exporter prometheus-process-exporter
 )
