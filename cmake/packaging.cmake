@@ -9,7 +9,11 @@ set(CEPHMARK_COMMANDS run cluster rados-bench rados-cleanup cleanup rbd-bench sw
     netserver options)
 string(REPLACE ";" "," commands "${CEPHMARK_COMMANDS}")
 find_program(CEPHMARK_HELP2MAN help2man)
-if(CEPHMARK_HELP2MAN)
+# (not in sanitizer and fuzz builds: their binaries are for tests, and the page would
+# depend on an instrumented binary's exit)
+if(CEPHMARK_SANITIZE OR CEPHMARK_FUZZ)
+  message(STATUS "sanitizer build: no man page")
+elseif(CEPHMARK_HELP2MAN)
   add_custom_command(
     OUTPUT ${CMAKE_BINARY_DIR}/cephmark.1.gz
     COMMAND ${CMAKE_COMMAND} -DCEPHMARK=$<TARGET_FILE:cephmark> -DHELP2MAN=${CEPHMARK_HELP2MAN}
