@@ -11,7 +11,8 @@
 --   agents                      omap: agent name -> JSON {host, pid, version, gid, cookie,
 --                               heartbeat (epoch seconds), started}
 --   control                     watched by every agent; the coordinator notifies it
---   run.<run>.scenario          JSON {script, script_text, params, coordinator}
+--   run.<run>.scenario          JSON {script, script_text, params, coordinator {host, pid,
+--                               version}}
 --   run.<run>.p<N>.<agent>.json the agent's result of phase N (summary, series, start time)
 --   run.<run>.p<N>.<agent>.hist its encoded latency histogram (runtime/hist.c format)
 -- Messages are JSON objects with `type` and `run`; replies (notify acks) are JSON with the
@@ -45,6 +46,28 @@ local function decode(text)
   return nil
 end
 M.decode = decode
+
+-- Whether two cephmark versions give results that mean the same: the same major and minor
+-- release ("0.1.0" and "0.1.3" do; "0.1.0" and "0.2.0" do not; a patch release fixes bugs
+-- without changing what a result measures or how it is merged). nil when either is not a
+-- version at all.
+local function release(version)
+  local major, minor = tostring(version or ""):match("^(%d+)%.(%d+)")
+  if not major then return nil end
+  return major .. "." .. minor
+end
+function M.compatible(a, b)
+  local ra, rb = release(a), release(b)
+  if not ra or not rb then return nil end
+  return ra == rb
+end
+
+-- The one line for versions that do not mix, naming both.
+function M.version_mismatch(agent, agent_version, coordinator_version)
+  return string.format("cephmark versions differ: agent %s runs %s, the coordinator %s (results of "
+    .. "different releases are not merged; install the same release on every host)", agent,
+    tostring(agent_version), tostring(coordinator_version))
+end
 
 -- Opens (creating if needed) the control pool on a connected cluster.
 function M.open_pool(cluster, name)
@@ -277,12 +300,16 @@ function M.start(cluster, opts)
   self.run = string.format("%s%d", os.date("!%H%M%S"), sys.getpid())
   self.phases = 0
   self.agents, self.registry = choose_agents(self.pool, opts.agents, opts.wait or 30)
+  for _, name in ipairs(self.agents) do
+    local version = self.registry[name] and self.registry[name].version
+    if not M.compatible(version, sys.version) then sys.fail(M.version_mismatch(name, version, sys.version)) end
+  end
   self.active = {}
   for _, name in ipairs(self.agents) do self.active[name] = true end
 
   local script_text = opts.script and sys.read_file(opts.script) or ""
   local scenario = json.encode { script = opts.script, script_text = script_text, params = opts.params or {},
-    coordinator = { host = sys.hostname(), pid = sys.getpid() } }
+    coordinator = { host = sys.hostname(), pid = sys.getpid(), version = sys.version } }
   local ok, err = self.pool:write_full(M.scenario_object(self.run), scenario)
   if not ok then sys.fail("cannot publish the scenario: " .. tostring(err)) end
   self.objects = { M.scenario_object(self.run) }

@@ -59,6 +59,12 @@ function Agent:on_hello(message, body)
   if not scenario then
     return self:reply(message, { ok = false, error = "cannot read the scenario object " .. tostring(body.scenario) })
   end
+  local coordinator = type(scenario.coordinator) == "table" and scenario.coordinator or {}
+  if not distributed.compatible(coordinator.version, sys.version) then
+    local why = distributed.version_mismatch(self.name, sys.version, coordinator.version)
+    log("run %s refused: %s", tostring(body.run), why)
+    return self:reply(message, { ok = false, error = why })
+  end
   self.run = body.run
   self.scenario = scenario
   self.pools = {}
