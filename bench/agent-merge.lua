@@ -6,7 +6,8 @@
 -- entries. For each agent count, interleaved over `rounds`: the objects are written into a
 -- pool of the bench's own, then timed: the coordinator's fetch of every agent (stat and
 -- two reads, as distributed.lua's result loop does) and distributed.merge (series summed
--- by second, histograms merged exactly). Prints the medians and bytes per agent.
+-- by second, histograms merged exactly). Prints the medians, bytes per agent and the peak
+-- resident memory (run one agent count at a time to read it per count).
 --   cephmark run bench/agent-merge.lua [-p agents=2,8,24] [-p seconds=3600] [-p rounds=3]
 -- Needs a cluster (CEPH_CONF); creates and deletes the pool cephmark-bench-merge-<pid>.
 local connection = require "cephmark.connection"
@@ -90,6 +91,8 @@ local ok, err = pcall(function()
     print(string.format("%6d  %7.3f  %7.3f  %7.3f  %12.1f", n, f, m, f + m, (f + m) * 1000 / n))
   end
 end)
+local status = io.open("/proc/self/status"):read("a")
+print("peak resident memory (VmHWM): " .. (status:match("VmHWM:%s*(%d+ kB)") or "?"))
 pool:close()
 cluster:pool_delete(pool_name)
 if not ok then error(err, 0) end
