@@ -5,8 +5,8 @@
 -- histogram), made from a real null-target phase whose series is stretched to `seconds`
 -- entries. For each agent count, interleaved over `rounds`: the objects are written into a
 -- pool of the bench's own, then timed: the coordinator's fetch of every agent (stat and
--- two reads, as distributed.lua's result loop does) and distributed.merge (series summed
--- by second, histograms merged exactly). Prints the medians, bytes per agent and the peak
+-- two reads, as distributed.lua's result loop does) and the merger (each result folded in as
+-- it arrives: series summed by second, histograms merged exactly). Prints the medians, bytes per agent and the peak
 -- resident memory (run one agent count at a time to read it per count).
 --   cephmark run bench/agent-merge.lua [-p agents=2,8,24] [-p seconds=3600] [-p rounds=3]
 -- Needs a cluster (CEPH_CONF); creates and deletes the pool cephmark-bench-merge-<pid>.
@@ -60,23 +60,26 @@ local ok, err = pcall(function()
         assert(pool:write_full(distributed.hist_object(run, 1, name), hist))
       end
       local coordinator = setmetatable({ pool = pool, run = run, objects = {} }, distributed.Coordinator)
-      local t0 = sys.monotonic()
-      local results, histograms = {}, {}
+      -- as the coordinator's result loop: each agent fetched, folded into the merger, dropped
+      local merger, fetch_s, merge_s = distributed.merger(), 0, 0
       for _, name in ipairs(names) do
+        local t0 = sys.monotonic()
         local result, h = coordinator:fetch(1, name)
-        results[#results + 1] = assert(result, "no result for " .. name)
-        histograms[#histograms + 1] = h
+        local t1 = sys.monotonic()
+        merger:add(assert(result, "no result for " .. name), h)
+        result.series = nil
+        fetch_s, merge_s = fetch_s + (t1 - t0), merge_s + (sys.monotonic() - t1)
       end
-      local t1 = sys.monotonic()
-      local merged = distributed.merge(results, histograms)
       local t2 = sys.monotonic()
+      local merged = merger:result()
+      merge_s = merge_s + (sys.monotonic() - t2)
       assert(merged.ops == n * r.ops and merged.lat.count == n * r.lat.count, "the merge lost ops")
       assert(#merged.series == seconds)
       samples[n] = samples[n] or { fetch = {}, merge = {} }
-      table.insert(samples[n].fetch, t1 - t0)
-      table.insert(samples[n].merge, t2 - t1)
+      table.insert(samples[n].fetch, fetch_s)
+      table.insert(samples[n].merge, merge_s)
       for _, name in ipairs(coordinator.objects) do pool:remove(name) end
-      io.stderr:write(string.format("round %d, %d agents: fetch %.3f s, merge %.3f s\n", round, n, t1 - t0, t2 - t1))
+      io.stderr:write(string.format("round %d, %d agents: fetch %.3f s, merge %.3f s\n", round, n, fetch_s, merge_s))
     end
   end
   local function median(list)

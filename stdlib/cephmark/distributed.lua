@@ -340,63 +340,75 @@ local function active_list(self)
   return list
 end
 
--- Merges agents' phase results: counts summed, latency from the exact merge of the
--- histograms, the per-second series summed by second, elapsed = the longest agent's.
-function M.merge(results, histograms)
-  local total = { ops = 0, bytes = 0, errors = 0, verify_failures = 0, started = 0, reads = 0, writes = 0,
-    elapsed = 0, interrupted = false, drained = true }
-  local series = {}
-  for _, r in ipairs(results) do
-    for _, key in ipairs { "ops", "bytes", "errors", "verify_failures", "started", "reads", "writes" } do
-      total[key] = total[key] + (tonumber(r[key]) or 0)
-    end
-    total.elapsed = math.max(total.elapsed, tonumber(r.elapsed) or 0)
-    total.interrupted = total.interrupted or r.interrupted == true
-    total.drained = total.drained and r.drained ~= false
-    total.threads = (total.threads or 0) + (tonumber(r.threads) or 0)
-    total.block_size, total.object_size, total.op = r.block_size, r.object_size, r.op
-    for i, second in ipairs(r.series or {}) do
-      local s = series[i] or { sec = i, cur_ops = 0, started = 0, finished = 0, ops = 0, bytes = 0, errors = 0,
-        cur_mib = 0, iops = 0, read_ops = 0, write_ops = 0, read_bytes = 0, write_bytes = 0, agents = 0 }
-      for _, key in ipairs { "cur_ops", "started", "finished", "ops", "bytes", "errors", "cur_mib", "iops",
-        "read_ops", "write_ops", "read_bytes", "write_bytes" } do
-        s[key] = s[key] + (tonumber(second[key]) or 0)
-      end
-      s.agents = s.agents + 1
-      s.p99 = math.max(s.p99 or 0, tonumber(second.p99) or 0) -- the worst agent's p99
-      s.max_lat = math.max(s.max_lat or 0, tonumber(second.max_lat) or 0)
-      s.warmup = second.warmup
-      s.partial = s.partial or second.partial
-      series[i] = s
-    end
+-- Merges agents' phase results one at a time, as they arrive, so that the coordinator holds
+-- one agent's decoded result at a time (its series is what weighs: about 4 MB per agent-hour
+-- decoded): counts summed, latency from the exact merge of the histograms, the per-second
+-- series summed by second, elapsed = the longest agent's.
+--   local m = distributed.merger(); m:add(result, hist) ...; local merged = m:result()
+local Merger = {}
+Merger.__index = Merger
+local summed = { "ops", "bytes", "errors", "verify_failures", "started", "reads", "writes" }
+local summed_per_second = { "cur_ops", "started", "finished", "ops", "bytes", "errors", "cur_mib", "iops",
+  "read_ops", "write_ops", "read_bytes", "write_bytes" }
+
+function M.merger()
+  return setmetatable({ histograms = {}, series = {}, total = { ops = 0, bytes = 0, errors = 0,
+    verify_failures = 0, started = 0, reads = 0, writes = 0, elapsed = 0, interrupted = false,
+    drained = true } }, Merger)
+end
+
+-- Folds one agent's result (and its encoded histogram, if any) in; the result's series is
+-- not kept.
+function Merger:add(r, hist)
+  local total, series = self.total, self.series
+  for _, key in ipairs(summed) do total[key] = total[key] + (tonumber(r[key]) or 0) end
+  total.elapsed = math.max(total.elapsed, tonumber(r.elapsed) or 0)
+  total.interrupted = total.interrupted or r.interrupted == true
+  total.drained = total.drained and r.drained ~= false
+  total.threads = (total.threads or 0) + (tonumber(r.threads) or 0)
+  total.block_size, total.object_size, total.op = r.block_size, r.object_size, r.op
+  for i, second in ipairs(r.series or {}) do
+    local out = series[i] or { sec = i, cur_ops = 0, started = 0, finished = 0, ops = 0, bytes = 0, errors = 0,
+      cur_mib = 0, iops = 0, read_ops = 0, write_ops = 0, read_bytes = 0, write_bytes = 0, agents = 0 }
+    for _, key in ipairs(summed_per_second) do out[key] = out[key] + (tonumber(second[key]) or 0) end
+    out.agents = out.agents + 1
+    out.p99 = math.max(out.p99 or 0, tonumber(second.p99) or 0) -- the worst agent's p99
+    out.max_lat = math.max(out.max_lat or 0, tonumber(second.max_lat) or 0)
+    out.warmup = second.warmup
+    out.partial = out.partial or second.partial
+    series[i] = out
   end
+  if hist then self.histograms[#self.histograms + 1] = hist end
+end
+
+-- The spread of one per-second figure over the full seconds: stddev, max, min.
+local function spread(full, key)
+  if #full == 0 then return 0, 0, 0 end
+  local sum, max, min = 0, -math.huge, math.huge
+  for _, s in ipairs(full) do
+    sum = sum + s[key]
+    max = math.max(max, s[key])
+    min = math.min(min, s[key])
+  end
+  local mean, var = sum / #full, 0
+  for _, s in ipairs(full) do var = var + (s[key] - mean) ^ 2 end
+  return #full > 1 and math.sqrt(var / (#full - 1)) or 0, max, min
+end
+
+-- The merged result of everything added.
+function Merger:result()
+  local total = self.total
   local elapsed = total.elapsed > 0 and total.elapsed or 1
   total.bandwidth_mib = total.bytes / elapsed / 1048576
   total.iops = total.ops / elapsed
   local full = {}
-  for _, s in ipairs(series) do
+  for _, s in ipairs(self.series) do
     if not s.partial and not s.warmup then full[#full + 1] = s end
   end
-  local function stats(key)
-    if #full == 0 then return 0, 0, 0 end
-    local sum, max, min = 0, -math.huge, math.huge
-    for _, s in ipairs(full) do
-      sum = sum + s[key]
-      max = math.max(max, s[key])
-      min = math.min(min, s[key])
-    end
-    local mean, var = sum / #full, 0
-    for _, s in ipairs(full) do var = var + (s[key] - mean) ^ 2 end
-    return #full > 1 and math.sqrt(var / (#full - 1)) or 0, max, min
-  end
-  total.bandwidth_stddev, total.bandwidth_max, total.bandwidth_min = stats("cur_mib")
-  total.iops_stddev, total.iops_max, total.iops_min = stats("iops")
-  if #histograms > 0 then
-    total.lat = control.merge_histograms(histograms)
-  else
-    total.lat = { count = 0 }
-  end
-  total.series = series
+  total.bandwidth_stddev, total.bandwidth_max, total.bandwidth_min = spread(full, "cur_mib")
+  total.iops_stddev, total.iops_max, total.iops_min = spread(full, "iops")
+  total.lat = #self.histograms > 0 and control.merge_histograms(self.histograms) or { count = 0 }
+  total.series = self.series
   return total
 end
 
@@ -462,7 +474,7 @@ function Coordinator:run_phase(spec)
   local budget = seconds + (tonumber(options.warmup) or 0) + (tonumber(options.drain_timeout) or 60) + 30
   if seconds == 0 then budget = tonumber(options.timeout) or 3600 end
   local deadline = sys.monotonic() + budget
-  local results, histograms, per_agent = {}, {}, {}
+  local merger, merged_count, per_agent = M.merger(), 0, {}
   local pending = {}
   for _, name in ipairs(active_list(self)) do pending[name] = true end
   local stop_sent, last_registry, interrupted = false, 0, false
@@ -480,8 +492,9 @@ function Coordinator:run_phase(spec)
         if result.error then
           exclude(name, "failed: " .. tostring(result.error))
         else
-          results[#results + 1] = result
-          if hist then histograms[#histograms + 1] = hist end
+          merger:add(result, hist)
+          merged_count = merged_count + 1
+          result.series = nil -- folded into the merger: the one large part of a result
           per_agent[name] = result
         end
       end
@@ -522,7 +535,7 @@ function Coordinator:run_phase(spec)
     end
   end
 
-  local merged = M.merge(results, histograms)
+  local merged = merger:result()
   merged.op = merged.op or spec.op
   merged.interrupted = merged.interrupted or interrupted
   local start_values = {}
@@ -540,7 +553,7 @@ function Coordinator:run_phase(spec)
     end
   end
   merged.excluded = excluded
-  merged.agent_count = #results
+  merged.agent_count = merged_count
   if #excluded > 0 then merged.incomplete = true end
   return merged
 end
