@@ -94,6 +94,12 @@ struct cm_engine {
 
     struct cm_engine_result *result;
     size_t series_cap;
+    /* Per-kind latency costs nothing while one kind has completed: its histogram is then
+     * result->latency itself. When a second kind completes, that histogram becomes the
+     * first kind's, each kind records into its own, and result->latency (recorded into
+     * only when a kind's histogram could not be made) gets their merge at the end. */
+    uint8_t sole_kind; /* the kind completed so far; CM_OP_KINDS: none yet */
+    bool several_kinds;
 
     /* Blocking targets (see block in engine.h): the loop waits inside the target, where
      * neither SIGINT nor a deadline can wake it. The watchdog thread sleeps until the
@@ -425,15 +431,52 @@ static void close_partial_second(struct cm_engine *engine)
     close_second_of(engine, end, end - second_start);
 }
 
-/* The share of the op's kind in the result; its histogram is made on the kind's first
- * completion (on the loop thread), so a run of one kind pays for one. NULL only when out of
- * memory, and then the op counts in the total alone. */
-static struct cm_engine_kind *kind_of(struct cm_engine_result *result, const struct cm_op *op)
+/* The second kind completed: the latency recorded so far is the first kind's, and the
+ * total starts empty, to be merged from the kinds at the end. False when out of memory
+ * (the run then keeps one histogram, its total). */
+static bool split_kinds(struct cm_engine *engine)
 {
-    struct cm_engine_kind *kind = &result->kinds[op->kind < CM_OP_KINDS ? op->kind : CM_OP_OTHER];
-    if (!kind->latency && !(kind->latency = cm_hist_new()))
-        return NULL;
-    return kind;
+    struct cm_engine_result *result = engine->result;
+    cm_hist *total = cm_hist_new();
+    if (!total)
+        return false;
+    result->kinds[engine->sole_kind].latency = result->latency;
+    result->latency = total;
+    engine->several_kinds = true;
+    return true;
+}
+
+/* The histogram the op's latency goes into: the total while one kind has completed, then
+ * the kind's own, made on its first completion (on the loop thread). */
+static cm_hist *kind_latency(struct cm_engine *engine, uint8_t kind)
+{
+    struct cm_engine_result *result = engine->result;
+    if (!engine->several_kinds) {
+        if (engine->sole_kind == CM_OP_KINDS)
+            engine->sole_kind = kind;
+        if (kind == engine->sole_kind || !split_kinds(engine))
+            return result->latency;
+    }
+    if (!result->kinds[kind].latency && !(result->kinds[kind].latency = cm_hist_new()))
+        return result->latency; /* out of memory: the op counts in the total alone */
+    return result->kinds[kind].latency;
+}
+
+/* At the end: the total as the merge of the kinds (several), or the sole kind's histogram
+ * as a copy of the total. */
+static void finish_kinds(struct cm_engine *engine)
+{
+    struct cm_engine_result *result = engine->result;
+    if (engine->several_kinds) {
+        for (int kind = 0; kind < CM_OP_KINDS; kind++)
+            if (result->kinds[kind].latency)
+                cm_hist_merge(result->latency, result->kinds[kind].latency);
+    } else if (engine->sole_kind != CM_OP_KINDS) {
+        cm_hist *copy = cm_hist_new();
+        if (copy)
+            cm_hist_merge(copy, result->latency);
+        result->kinds[engine->sole_kind].latency = copy;
+    }
 }
 
 /* The op's place in the current second's figures. */
@@ -471,12 +514,13 @@ static void account(struct cm_engine *engine, struct cm_op *op)
     if (op->end_ns > engine->last_completion_ns)
         engine->last_completion_ns = op->end_ns;
     uint64_t latency = op->end_ns - op->intended_ns;
-    struct cm_engine_kind *kind = kind_of(result, op);
+    uint8_t kind_index = op->kind < CM_OP_KINDS ? op->kind : CM_OP_OTHER;
+    struct cm_engine_kind *kind = &result->kinds[kind_index];
+    cm_hist *kind_hist = kind_latency(engine, kind_index);
     if (op->result < 0) {
         result->errors++;
         engine->second_errors++;
-        if (kind)
-            kind->errors++;
+        kind->errors++;
         if (!result->first_error)
             result->first_error = (int)op->result;
         return;
@@ -491,12 +535,9 @@ static void account(struct cm_engine *engine, struct cm_op *op)
         return;
     result->ops++;
     result->bytes += op->length;
-    cm_hist_record(result->latency, latency);
-    if (kind) {
-        kind->ops++;
-        kind->bytes += op->length;
-        cm_hist_record(kind->latency, latency);
-    }
+    kind->ops++;
+    kind->bytes += op->length;
+    cm_hist_record(kind_hist, latency);
     if (result->latency_uncorrected)
         cm_hist_record(result->latency_uncorrected, op->end_ns - op->start_ns);
 }
@@ -717,6 +758,7 @@ static struct cm_engine *engine_new(const struct cm_engine_config *config,
     engine->target = target;
     engine->result = result;
     engine->second_last_latency_s = -1;
+    engine->sole_kind = CM_OP_KINDS;
     atomic_init(&engine->completed, NULL);
     atomic_init(&engine->sleeping, 0);
     atomic_init(&engine->published_deadline, UINT64_MAX);
@@ -897,6 +939,7 @@ static void engine_summarize(struct cm_engine *engine, const struct rusage *usag
     uint64_t from = engine->warmup_end_ns < end ? engine->warmup_end_ns : end;
     result->elapsed_s = ns_to_s(end - from);
     result->started = engine->started;
+    finish_kinds(engine);
     result->latency_read = result->kinds[CM_OP_READ].latency;
     result->latency_write = result->kinds[CM_OP_WRITE].latency;
     if (engine->stop_at_ns != UINT64_MAX)

@@ -238,8 +238,9 @@ struct cm_engine_kind {
     uint64_t ops;     /* successful ops after warm-up */
     uint64_t bytes;   /* bytes of those */
     uint64_t errors;  /* failed ops (whole run) */
-    /* latency of the successful ops after warm-up (as `latency`); made on the kind's first
-     * completion, so NULL for a kind that never completed */
+    /* latency of the successful ops after warm-up (as `latency`); NULL for a kind that
+     * never completed (while a run has had one kind, its ops record into `latency` alone,
+     * and this is a copy of it made at the end) */
     cm_hist *latency;
 };
 

@@ -30,6 +30,20 @@ static int offered_kind(const char *const *names, const char *name)
     return -1;
 }
 
+void cm_mix_prepare(struct cm_mix *mix)
+{
+    uint64_t sum = 0, total = 0;
+    for (int kind = 0; kind < CM_OP_KINDS; kind++)
+        total += mix->weight[kind];
+    mix->total = total;
+    for (int kind = 0; kind < CM_OP_KINDS; kind++) {
+        sum += mix->weight[kind];
+        /* the last kind drawn takes the rest, so that every draw finds a kind */
+        mix->bound[kind] =
+            sum == total ? UINT64_MAX : (uint64_t)((double)sum / (double)total * 0x1p63);
+    }
+}
+
 void cm_lua_check_mix(lua_State *L, int index, const char *what, const char *const *names,
                       struct cm_mix *mix)
 {
@@ -59,4 +73,5 @@ void cm_lua_check_mix(lua_State *L, int index, const char *what, const char *con
     if (mix->total == 0)
         luaL_error(L, "%s: mix: the ratios sum to 0 (give at least one operation a ratio above 0)",
                    what);
+    cm_mix_prepare(mix);
 }

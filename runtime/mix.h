@@ -15,15 +15,22 @@
 struct cm_mix {
     uint32_t weight[CM_OP_KINDS]; /* indexed by enum cm_op_kind; 0: never drawn */
     uint64_t total;               /* their sum; 0: no mix */
+    /* set by cm_mix_prepare: kind k is drawn when a 63-bit draw is below bound[k] and not
+     * below the bounds before it (the cumulative weights scaled to 2^63), so a draw costs
+     * no division */
+    uint64_t bound[CM_OP_KINDS];
 };
 
-/* The kind of the next op: kind k with probability weight[k] / total. `mix->total` > 0. */
+/* Sets `total` and `bound` from `weight` (cm_lua_check_mix does it); total must be > 0. */
+void cm_mix_prepare(struct cm_mix *mix);
+
+/* The kind of the next op: kind k with probability weight[k] / total. Prepared, total > 0. */
 static inline uint8_t cm_mix_pick(const struct cm_mix *mix, uint64_t *rng)
 {
-    uint64_t ticket = cm_splitmix64(rng) % mix->total;
+    uint64_t draw = cm_splitmix64(rng) >> 1;
     uint8_t kind = 0;
-    while (ticket >= mix->weight[kind])
-        ticket -= mix->weight[kind++];
+    while (draw >= mix->bound[kind])
+        kind++;
     return kind;
 }
 

@@ -15,9 +15,9 @@
 #define OPS   5000
 #define BLOCK 4096
 
-static const struct cm_mix test_mix = {
-    .weight = {[CM_OP_READ] = 60, [CM_OP_WRITE] = 30, [CM_OP_STAT] = 5, [CM_OP_REMOVE] = 5},
-    .total = 100};
+/* prepared in main */
+static struct cm_mix test_mix = {
+    .weight = {[CM_OP_READ] = 60, [CM_OP_WRITE] = 30, [CM_OP_STAT] = 5, [CM_OP_REMOVE] = 5}};
 
 static int run_null(const struct cm_engine_config *config, const struct cm_null_config *null,
                     const struct cm_target_ops *ops, struct cm_engine_result *result)
@@ -140,8 +140,24 @@ static void test_single_kind(void)
     cm_engine_result_free(&result);
 }
 
+/* The draws follow the ratios: over 100000 draws, each kind within 1 % (absolute) of its
+ * share, and a kind of weight 0 never (deterministic: a fixed seed). */
+static void test_draw_shares(void)
+{
+    uint64_t counts[CM_OP_KINDS];
+    expected_counts(42, 100000, counts);
+    CHECK(counts[CM_OP_READ] > 59000 && counts[CM_OP_READ] < 61000);
+    CHECK(counts[CM_OP_WRITE] > 29000 && counts[CM_OP_WRITE] < 31000);
+    CHECK(counts[CM_OP_STAT] > 4000 && counts[CM_OP_STAT] < 6000);
+    CHECK(counts[CM_OP_REMOVE] > 4000 && counts[CM_OP_REMOVE] < 6000);
+    CHECK(counts[CM_OP_LIST] == 0 && counts[CM_OP_OTHER] == 0);
+    CHECK(test_mix.total == 100);
+}
+
 int main(void)
 {
+    cm_mix_prepare(&test_mix);
+    test_draw_shares();
     test_mixed_counts(1, 0, 7);
     test_mixed_counts(32, 0, 11);
     test_mixed_counts(16, 20000, 5);
