@@ -78,7 +78,8 @@ struct cm_engine {
     /* the current second */
     cm_hist *second_hist;
     uint64_t second_ops, second_bytes, second_errors;
-    uint64_t second_read_ops, second_read_bytes, second_write_ops, second_write_bytes;
+    /* by kind, indexed without a branch (a mix's kinds come in no predictable order) */
+    uint64_t second_kind_ops[CM_OP_KINDS], second_kind_bytes[CM_OP_KINDS];
     double second_last_latency_s;
     /* ns of ops in flight within the current second: an op adds the rest of the second when
      * it starts and gives back what is left when it completes; ops in flight when a second
@@ -382,10 +383,10 @@ static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, ui
         .cur_mib_s = (double)engine->second_bytes / MIB / ns_to_s(length_ns),
         .iops = (double)engine->second_ops / ns_to_s(length_ns),
         .partial = length_ns < NS_PER_S,
-        .read_ops = engine->second_read_ops,
-        .read_bytes = engine->second_read_bytes,
-        .write_ops = engine->second_write_ops,
-        .write_bytes = engine->second_write_bytes,
+        .read_ops = engine->second_kind_ops[CM_OP_READ],
+        .read_bytes = engine->second_kind_bytes[CM_OP_READ],
+        .write_ops = engine->second_kind_ops[CM_OP_WRITE],
+        .write_bytes = engine->second_kind_bytes[CM_OP_WRITE],
         .last_latency_s = engine->second_last_latency_s,
         .p99_latency_s = -1,
         .max_latency_s = -1,
@@ -408,8 +409,8 @@ static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, ui
     /* the ops still in flight are in flight for the whole next second, so far */
     engine->second_busy_ns = (int64_t)engine->in_flight * (int64_t)NS_PER_S;
     engine->second_ops = engine->second_bytes = engine->second_errors = 0;
-    engine->second_read_ops = engine->second_read_bytes = 0;
-    engine->second_write_ops = engine->second_write_bytes = 0;
+    memset(engine->second_kind_ops, 0, sizeof engine->second_kind_ops);
+    memset(engine->second_kind_bytes, 0, sizeof engine->second_kind_bytes);
     engine->second_last_latency_s = -1;
     if (engine->config->on_second &&
         !engine->config->on_second(engine->config->on_second_arg, &second)) {
@@ -480,18 +481,14 @@ static void finish_kinds(struct cm_engine *engine)
 }
 
 /* The op's place in the current second's figures. */
-static void account_second_op(struct cm_engine *engine, const struct cm_op *op, uint64_t latency)
+static void account_second_op(struct cm_engine *engine, const struct cm_op *op, uint8_t kind,
+                              uint64_t latency)
 {
     cm_hist_record(engine->second_hist, latency);
     engine->second_ops++;
     engine->second_bytes += op->length;
-    if (op->kind == CM_OP_READ) {
-        engine->second_read_ops++;
-        engine->second_read_bytes += op->length;
-    } else if (op->kind == CM_OP_WRITE) {
-        engine->second_write_ops++;
-        engine->second_write_bytes += op->length;
-    }
+    engine->second_kind_ops[kind]++;
+    engine->second_kind_bytes[kind] += op->length;
     engine->second_last_latency_s = ns_to_s(latency);
 }
 
@@ -527,7 +524,7 @@ static void account(struct cm_engine *engine, struct cm_op *op)
     }
     if (op->verify_failed)
         result->verify_failures++;
-    account_second_op(engine, op, latency);
+    account_second_op(engine, op, kind_index, latency);
     engine->total_bytes_all += op->length;
     engine->total_latency_s_all += ns_to_s(latency);
     engine->total_ok_all++;

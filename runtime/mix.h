@@ -24,14 +24,16 @@ struct cm_mix {
 /* Sets `total` and `bound` from `weight` (cm_lua_check_mix does it); total must be > 0. */
 void cm_mix_prepare(struct cm_mix *mix);
 
-/* The kind of the next op: kind k with probability weight[k] / total. Prepared, total > 0. */
+/* The kind of the next op: kind k with probability weight[k] / total. Prepared, total > 0.
+ * The bounds never decrease, so the kind is the number of bounds at or below the draw:
+ * counted without a branch, since a mix's kinds follow no pattern a predictor could learn. */
 static inline uint8_t cm_mix_pick(const struct cm_mix *mix, uint64_t *rng)
 {
     uint64_t draw = cm_splitmix64(rng) >> 1;
-    uint8_t kind = 0;
-    while (draw >= mix->bound[kind])
-        kind++;
-    return kind;
+    unsigned kind = 0;
+    for (int k = 0; k < CM_OP_KINDS; k++)
+        kind += draw >= mix->bound[k];
+    return (uint8_t)kind;
 }
 
 /* Reads the mix table at `index` into `mix`: keys are the op names of `names` (CM_OP_KINDS

@@ -63,8 +63,8 @@ static int null_submit(void *self, struct cm_op *op)
     op->length = t->config.block_size;
     if (t->config.mix.total) {
         op->kind = cm_mix_pick(&t->config.mix, &t->mix_rng);
-        if (op->kind != CM_OP_READ && op->kind != CM_OP_WRITE)
-            op->length = 0;
+        /* reads and writes move the block, the other kinds nothing (READ 0, WRITE 1) */
+        op->length = op->kind <= CM_OP_WRITE ? t->config.block_size : 0;
     }
     uint64_t delay = t->config.delay_ns;
     if (t->config.delay_max_ns > delay)
