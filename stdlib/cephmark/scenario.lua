@@ -1251,8 +1251,9 @@ local object_ops = { put = { op = "put" }, get = { op = "get" }, head = { op = "
 local target_kinds = {
   pool = { arg = "pool", noun = "a pool phase", keys = { "op" }, say = 'op = "write"',
     names = { write = { op = "write" }, seq = { op = "seq" }, rand = { op = "rand" }, cleanup = { op = "cleanup" },
-      overwrite = { op = "overwrite" }, append = { op = "append" }, verify = { op = "verify" } },
-    choices = "write, seq, rand, cleanup, overwrite, append or verify" },
+      overwrite = { op = "overwrite" }, append = { op = "append" }, verify = { op = "verify" },
+      mixed = { op = "mixed" } },
+    choices = "write, seq, rand, cleanup, overwrite, append, verify or mixed" },
   image = { arg = "image", noun = "an image phase", keys = { "io_type", "pattern" }, names = io_words(true),
     choices = "read, write, randread, randwrite, readwrite or randrw (fio's rw=)",
     say = 'io_type = "write" (and pattern = "rand")', describe = tostring },
