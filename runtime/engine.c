@@ -78,7 +78,8 @@ struct cm_engine {
     /* the current second */
     cm_hist *second_hist;
     uint64_t second_ops, second_bytes, second_errors;
-    uint64_t second_read_ops, second_read_bytes, second_write_ops, second_write_bytes;
+    /* by kind, indexed without a branch (a mix's kinds come in no predictable order) */
+    uint64_t second_kind_ops[CM_OP_KINDS], second_kind_bytes[CM_OP_KINDS];
     double second_last_latency_s;
     /* ns of ops in flight within the current second: an op adds the rest of the second when
      * it starts and gives back what is left when it completes; ops in flight when a second
@@ -94,6 +95,12 @@ struct cm_engine {
 
     struct cm_engine_result *result;
     size_t series_cap;
+    /* Per-kind latency costs nothing while one kind has completed: its histogram is then
+     * result->latency itself. When a second kind completes, that histogram becomes the
+     * first kind's, each kind records into its own, and result->latency (recorded into
+     * only when a kind's histogram could not be made) gets their merge at the end. */
+    uint8_t sole_kind; /* the kind completed so far; CM_OP_KINDS: none yet */
+    bool several_kinds;
 
     /* Blocking targets (see block in engine.h): the loop waits inside the target, where
      * neither SIGINT nor a deadline can wake it. The watchdog thread sleeps until the
@@ -153,6 +160,43 @@ uint64_t cm_arrival_gap_ns(uint64_t *state, double mean_ns)
     /* u in (0, 1]: 53 random bits plus one, so that the log is finite */
     double u = (double)((cm_splitmix64(state) >> 11) + 1) * 0x1.0p-53;
     return (uint64_t)(-log(u) * mean_ns + 0.5);
+}
+
+const char *cm_op_kind_name(int kind)
+{
+    static const char *const names[CM_OP_KINDS] = {"read", "write", "remove",
+                                                   "stat", "list",  "other"};
+    if (kind < 0 || kind >= CM_OP_KINDS)
+        return names[CM_OP_OTHER];
+    return names[kind];
+}
+
+uint8_t cm_request_kind(uint8_t verb)
+{
+    switch (verb) {
+    case CM_REQUEST_READ:
+    case CM_REQUEST_RECEIVE:
+        return CM_OP_READ;
+    case CM_REQUEST_WRITE:
+    case CM_REQUEST_WRITE_FULL:
+    case CM_REQUEST_SEND:
+        return CM_OP_WRITE;
+    case CM_REQUEST_STAT:
+        return CM_OP_STAT;
+    case CM_REQUEST_REMOVE:
+        return CM_OP_REMOVE;
+    default:
+        return CM_OP_OTHER;
+    }
+}
+
+unsigned cm_engine_kinds_used(const struct cm_engine_result *result)
+{
+    unsigned used = 0;
+    for (int kind = 0; kind < CM_OP_KINDS; kind++)
+        if (result->kinds[kind].latency)
+            used++;
+    return used;
 }
 
 const char *cm_stop_reason_name(int reason)
@@ -339,10 +383,10 @@ static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, ui
         .cur_mib_s = (double)engine->second_bytes / MIB / ns_to_s(length_ns),
         .iops = (double)engine->second_ops / ns_to_s(length_ns),
         .partial = length_ns < NS_PER_S,
-        .read_ops = engine->second_read_ops,
-        .read_bytes = engine->second_read_bytes,
-        .write_ops = engine->second_write_ops,
-        .write_bytes = engine->second_write_bytes,
+        .read_ops = engine->second_kind_ops[CM_OP_READ],
+        .read_bytes = engine->second_kind_bytes[CM_OP_READ],
+        .write_ops = engine->second_kind_ops[CM_OP_WRITE],
+        .write_bytes = engine->second_kind_bytes[CM_OP_WRITE],
         .last_latency_s = engine->second_last_latency_s,
         .p99_latency_s = -1,
         .max_latency_s = -1,
@@ -365,8 +409,8 @@ static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, ui
     /* the ops still in flight are in flight for the whole next second, so far */
     engine->second_busy_ns = (int64_t)engine->in_flight * (int64_t)NS_PER_S;
     engine->second_ops = engine->second_bytes = engine->second_errors = 0;
-    engine->second_read_ops = engine->second_read_bytes = 0;
-    engine->second_write_ops = engine->second_write_bytes = 0;
+    memset(engine->second_kind_ops, 0, sizeof engine->second_kind_ops);
+    memset(engine->second_kind_bytes, 0, sizeof engine->second_kind_bytes);
     engine->second_last_latency_s = -1;
     if (engine->config->on_second &&
         !engine->config->on_second(engine->config->on_second_arg, &second)) {
@@ -388,6 +432,66 @@ static void close_partial_second(struct cm_engine *engine)
     close_second_of(engine, end, end - second_start);
 }
 
+/* The second kind completed: the latency recorded so far is the first kind's, and the
+ * total starts empty, to be merged from the kinds at the end. False when out of memory
+ * (the run then keeps one histogram, its total). */
+static bool split_kinds(struct cm_engine *engine)
+{
+    struct cm_engine_result *result = engine->result;
+    cm_hist *total = cm_hist_new();
+    if (!total)
+        return false;
+    result->kinds[engine->sole_kind].latency = result->latency;
+    result->latency = total;
+    engine->several_kinds = true;
+    return true;
+}
+
+/* The histogram the op's latency goes into: the total while one kind has completed, then
+ * the kind's own, made on its first completion (on the loop thread). */
+static cm_hist *kind_latency(struct cm_engine *engine, uint8_t kind)
+{
+    struct cm_engine_result *result = engine->result;
+    if (!engine->several_kinds) {
+        if (engine->sole_kind == CM_OP_KINDS)
+            engine->sole_kind = kind;
+        if (kind == engine->sole_kind || !split_kinds(engine))
+            return result->latency;
+    }
+    if (!result->kinds[kind].latency && !(result->kinds[kind].latency = cm_hist_new()))
+        return result->latency; /* out of memory: the op counts in the total alone */
+    return result->kinds[kind].latency;
+}
+
+/* At the end: the total as the merge of the kinds (several), or the sole kind's histogram
+ * as a copy of the total. */
+static void finish_kinds(struct cm_engine *engine)
+{
+    struct cm_engine_result *result = engine->result;
+    if (engine->several_kinds) {
+        for (int kind = 0; kind < CM_OP_KINDS; kind++)
+            if (result->kinds[kind].latency)
+                cm_hist_merge(result->latency, result->kinds[kind].latency);
+    } else if (engine->sole_kind != CM_OP_KINDS) {
+        cm_hist *copy = cm_hist_new();
+        if (copy)
+            cm_hist_merge(copy, result->latency);
+        result->kinds[engine->sole_kind].latency = copy;
+    }
+}
+
+/* The op's place in the current second's figures. */
+static void account_second_op(struct cm_engine *engine, const struct cm_op *op, uint8_t kind,
+                              uint64_t latency)
+{
+    cm_hist_record(engine->second_hist, latency);
+    engine->second_ops++;
+    engine->second_bytes += op->length;
+    engine->second_kind_ops[kind]++;
+    engine->second_kind_bytes[kind] += op->length;
+    engine->second_last_latency_s = ns_to_s(latency);
+}
+
 static void account(struct cm_engine *engine, struct cm_op *op)
 {
     struct cm_engine_result *result = engine->result;
@@ -407,40 +511,30 @@ static void account(struct cm_engine *engine, struct cm_op *op)
     if (op->end_ns > engine->last_completion_ns)
         engine->last_completion_ns = op->end_ns;
     uint64_t latency = op->end_ns - op->intended_ns;
-    bool counted = cm_engine_counted(op);
+    uint8_t kind_index = op->kind < CM_OP_KINDS ? op->kind : CM_OP_OTHER;
+    struct cm_engine_kind *kind = &result->kinds[kind_index];
+    cm_hist *kind_hist = kind_latency(engine, kind_index);
     if (op->result < 0) {
         result->errors++;
         engine->second_errors++;
+        kind->errors++;
         if (!result->first_error)
             result->first_error = (int)op->result;
         return;
     }
     if (op->verify_failed)
         result->verify_failures++;
-    cm_hist_record(engine->second_hist, latency);
-    engine->second_ops++;
-    engine->second_bytes += op->length;
-    if (op->kind == CM_OP_READ) {
-        engine->second_read_ops++;
-        engine->second_read_bytes += op->length;
-    } else if (op->kind == CM_OP_WRITE) {
-        engine->second_write_ops++;
-        engine->second_write_bytes += op->length;
-    }
-    engine->second_last_latency_s = ns_to_s(latency);
+    account_second_op(engine, op, kind_index, latency);
     engine->total_bytes_all += op->length;
     engine->total_latency_s_all += ns_to_s(latency);
     engine->total_ok_all++;
-    if (!counted)
+    if (!cm_engine_counted(op))
         return;
     result->ops++;
     result->bytes += op->length;
-    result->ops_by_kind[op->kind < CM_OP_KINDS ? op->kind : CM_OP_OTHER]++;
-    cm_hist_record(result->latency, latency);
-    if (op->kind == CM_OP_READ)
-        cm_hist_record(result->latency_read, latency);
-    else if (op->kind == CM_OP_WRITE)
-        cm_hist_record(result->latency_write, latency);
+    kind->ops++;
+    kind->bytes += op->length;
+    cm_hist_record(kind_hist, latency);
     if (result->latency_uncorrected)
         cm_hist_record(result->latency_uncorrected, op->end_ns - op->start_ns);
 }
@@ -661,6 +755,7 @@ static struct cm_engine *engine_new(const struct cm_engine_config *config,
     engine->target = target;
     engine->result = result;
     engine->second_last_latency_s = -1;
+    engine->sole_kind = CM_OP_KINDS;
     atomic_init(&engine->completed, NULL);
     atomic_init(&engine->sleeping, 0);
     atomic_init(&engine->published_deadline, UINT64_MAX);
@@ -682,13 +777,14 @@ static struct cm_engine *engine_new(const struct cm_engine_config *config,
     engine->second_hist = cm_hist_new();
     result->steady.latency = cm_hist_new();
     result->latency = cm_hist_new();
-    result->latency_read = cm_hist_new();
-    result->latency_write = cm_hist_new();
+    for (int kind = 0; kind < CM_OP_KINDS; kind++) {
+        const char *name = ops->kind_names ? ops->kind_names[kind] : NULL;
+        result->kinds[kind].name = name ? name : cm_op_kind_name(kind);
+    }
     if (config->rate > 0)
         result->latency_uncorrected = cm_hist_new();
     if (engine->wake_fd < 0 || !engine->slots || !engine->free_slots || !engine->resting ||
         !engine->second_hist || !result->steady.latency || !result->latency ||
-        !result->latency_read || !result->latency_write ||
         (config->rate > 0 && !result->latency_uncorrected)) {
         if (engine->wake_fd >= 0)
             close(engine->wake_fd);
@@ -840,6 +936,9 @@ static void engine_summarize(struct cm_engine *engine, const struct rusage *usag
     uint64_t from = engine->warmup_end_ns < end ? engine->warmup_end_ns : end;
     result->elapsed_s = ns_to_s(end - from);
     result->started = engine->started;
+    finish_kinds(engine);
+    result->latency_read = result->kinds[CM_OP_READ].latency;
+    result->latency_write = result->kinds[CM_OP_WRITE].latency;
     if (engine->stop_at_ns != UINT64_MAX)
         result->stopped_after_s = ns_to_s(engine->stop_at_ns - engine->start_ns);
     /* (ops abandoned in flight count until the partial second's end: bounded by the depth) */
@@ -938,8 +1037,10 @@ void cm_engine_result_free(struct cm_engine_result *result)
 {
     cm_hist_free(result->latency);
     cm_hist_free(result->latency_uncorrected);
-    cm_hist_free(result->latency_read);
-    cm_hist_free(result->latency_write);
+    for (int kind = 0; kind < CM_OP_KINDS; kind++) {
+        cm_hist_free(result->kinds[kind].latency);
+        result->kinds[kind].latency = NULL;
+    }
     cm_hist_free(result->steady.latency);
     free(result->series);
     result->steady.latency = NULL;

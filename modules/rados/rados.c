@@ -1232,7 +1232,7 @@ static int claim_run(struct pool_handle *pool, const char *run_name, const char 
 /* The buffers a slot of a pass or of an omap/xattr run holds besides a read's block. */
 static uint64_t pass_slot_bytes(int op, const struct cm_rados_run_meta *meta)
 {
-    if (op == CM_RADOS_VERIFY)
+    if (op == CM_RADOS_VERIFY || op == CM_RADOS_MIXED)
         return cm_rados_largest_object(meta) + 4096 +
                (meta->overwrite_block ? meta->block_size : 0);
     if (op == CM_RADOS_OVERWRITE)
@@ -1262,6 +1262,9 @@ static void bench_bound_slots(struct cm_bench *b, int op, const struct cm_rados_
     per_slot += pass_slot_bytes(op, meta);
     uint64_t blocks = op == CM_RADOS_WRITE ? 3 : 1;
     uint64_t shared = block <= UINT64_MAX / 4 ? blocks * block + (1 << 20) : UINT64_MAX;
+    /* mixed: the live set, 20 bytes per object (rados_mixed.c) */
+    if (op == CM_RADOS_MIXED && shared != UINT64_MAX)
+        shared += meta->objects < UINT64_MAX / 64 ? meta->objects * 20 : UINT64_MAX / 2;
     /* librados receives each read into a buffer of its own, then copies it into the slot's
      * (measured: seq of 2 x 64 MiB objects peaks at 4 x 64 MiB beside the payload) */
     cm_bench_check_memory(b, per_slot, per_slot, shared,
@@ -1280,11 +1283,21 @@ struct pool_lua_options {
     const char *write_to;
     int64_t keys_per_op, seed;
     uint64_t key_size;
+    int mix; /* stack index of the mix table, 0 when absent */
 };
 
 /* in the order of enum cm_rados_target_op */
-static const char *const rados_ops[] = {"write",     "seq",    "rand",   "cleanup",
-                                        "overwrite", "append", "verify", NULL};
+static const char *const rados_ops[] = {"write",  "seq",    "rand",  "cleanup", "overwrite",
+                                        "append", "verify", "mixed", NULL};
+
+/* The kinds a mixed phase offers (op = "mixed"), and its mix when none is given. */
+static const char *const rados_mix_names[CM_OP_KINDS] = {[CM_OP_READ] = "read",
+                                                         [CM_OP_WRITE] = "write",
+                                                         [CM_OP_REMOVE] = "remove",
+                                                         [CM_OP_STAT] = "stat"};
+static const struct cm_mix rados_default_mix = {
+    .weight = {[CM_OP_READ] = 60, [CM_OP_WRITE] = 30, [CM_OP_STAT] = 5, [CM_OP_REMOVE] = 5},
+    .total = 100};
 
 #define POOL_OPTION(field) offsetof(struct pool_lua_options, field)
 
@@ -1298,16 +1311,21 @@ static const struct cm_option pool_bench_options[] = {
     {"keys_per_op", CM_OPTION_INTEGER, POOL_OPTION(keys_per_op), "1", 1, 1024, NULL,
      CM_OPTION_NO_RESULT,
      "write to omap/xattr: keys set (and read back) per op, each a block_size value"},
+    {"mix", CM_OPTION_TABLE, POOL_OPTION(mix), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "mixed: ratios of read, write (overwrites), stat and remove over the run's objects; "
+     "default {read = 60, write = 30, stat = 5, remove = 5}"},
     {"object_size", CM_OPTION_SIZE, POOL_OPTION(object_size), NULL, 0, 0, NULL, 0,
      "write: object size, a multiple of block_size (rados bench -O); default block_size"},
     {"op", CM_OPTION_CHOICE, POOL_OPTION(op), "write", 0, 0, rados_ops, 0,
-     "write, seq or rand reads of a write run, cleanup; overwrite, append or verify a run"},
+     "write, seq or rand reads of a write run, cleanup; overwrite, append, verify or mixed "
+     "ops over a run"},
     {"prefix", CM_OPTION_STRING, POOL_OPTION(prefix), NULL, 0, 0, NULL, 0,
      "object name prefix; default benchmark_data_<host>_<pid>; cleanup: objects under it"},
     {"run_name", CM_OPTION_STRING, POOL_OPTION(run_name), "cephmark_bench_last_metadata", 0, 0,
      NULL, 0, "the run's metadata object (rados bench --run-name)"},
     {"seed", CM_OPTION_INTEGER, POOL_OPTION(seed), "0", 0, INT64_MAX, NULL, 0,
-     "overwrite: seed of the offsets; 0: derived from the run and the pass"},
+     "overwrite, mixed: seed of the offsets and objects (and of the mix's kinds); 0: derived "
+     "from the run and the pass"},
     {"temporary", CM_OPTION_BOOL, POOL_OPTION(temporary), "false", 0, 0, NULL, 0,
      "write: a run the scenario removes itself (listed as a leftover if it does not)"},
     {"verify", CM_OPTION_BOOL, POOL_OPTION(verify), "true", 0, 0, NULL, 0,
@@ -1330,7 +1348,8 @@ struct pool_bench_state {
     int meta_rc;
     const char *meta_what;
     struct cm_rados_run_meta before; /* overwrite, append: the metadata as the pass found it */
-    bool pass_stored;                /* overwrite, append: the metadata says running */
+    bool pass_stored;                /* overwrite, append, mixed: the metadata says running */
+    struct cm_mix mix;               /* mixed */
 };
 
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
@@ -1461,11 +1480,33 @@ static void pool_bench_pass_prepare(struct cm_bench *b, struct pool_handle *pool
     const struct pool_lua_options *o = b->options;
     struct pool_bench_state *state = b->state;
     char error[512];
+    enum cm_rados_target_op op = (enum cm_rados_target_op)o->op;
     uint64_t block = cm_bench_given(b, "block_size") ? o->block_size : state->meta.block_size;
+    if (op == CM_RADOS_MIXED) {
+        /* its writes are overwrites (in the unit of the run's earlier ones by default); a
+         * mix without writes is checked as a reading pass */
+        if (!cm_bench_given(b, "block_size") && state->meta.overwrite_block)
+            block = state->meta.overwrite_block;
+        op = state->mix.weight[CM_OP_WRITE] ? CM_RADOS_OVERWRITE : CM_RADOS_VERIFY;
+    }
     state->before = state->meta;
-    if (cm_rados_pass_prepare(pool->ioctx, (enum cm_rados_target_op)o->op, block, &state->meta,
-                              error, sizeof error) < 0)
+    if (cm_rados_pass_prepare(pool->ioctx, op, block, &state->meta, error, sizeof error) < 0)
         cm_error_user(b->L, CM_EXIT_USAGE, "%s", error);
+}
+
+/* A mixed phase's ratios (before the run is looked up), or mix given to another op. */
+static void pool_bench_mix(struct cm_bench *b)
+{
+    const struct pool_lua_options *o = b->options;
+    struct pool_bench_state *state = b->state;
+    if (o->mix && o->op != CM_RADOS_MIXED)
+        luaL_error(b->L, "bench: mix is for op = \"mixed\", not op = \"%s\"", rados_ops[o->op]);
+    if (o->op == CM_RADOS_MIXED && o->mix)
+        cm_lua_check_mix(b->L, o->mix, "bench", rados_mix_names, &state->mix);
+    else if (o->op == CM_RADOS_MIXED)
+        state->mix = rados_default_mix;
+    if (o->op == CM_RADOS_MIXED)
+        cm_mix_prepare(&state->mix);
 }
 
 /* Before an overwrite or append pass's first op: its offsets' seed, and the metadata in
@@ -1478,6 +1519,9 @@ static void pool_bench_pass_start(struct cm_bench *b, struct pool_handle *pool)
         o->seed ? (uint64_t)o->seed
                 : state->meta.run_id ^ (state->meta.overwrite_passes * 0x9e3779b97f4a7c15ULL);
     state->target.rng = seed;
+    if (o->op == CM_RADOS_MIXED && cm_rados_mixed_init(&state->target, &state->mix, seed) < 0)
+        luaL_error(b->L, "bench: out of memory for the live set of %I objects",
+                   (lua_Integer)state->meta.objects);
     int rc =
         cm_rados_meta_store(pool->ioctx, o->run_name, &state->meta, false, pool->cluster->timeout);
     if (rc < 0)
@@ -1494,11 +1538,18 @@ static void pool_bench_pass_end(struct cm_bench *b, struct pool_handle *pool, bo
     if (!state->pass_stored)
         return;
     state->pass_stored = false;
-    struct cm_rados_run_meta *meta = ran ? &state->meta : &state->before;
-    if (ran && o->op == CM_RADOS_OVERWRITE)
+    /* a mixed phase's removes are recorded even when it failed: the objects are gone */
+    const uint64_t *started = state->target.mixed_started;
+    bool mixed = o->op == CM_RADOS_MIXED && (ran || started[CM_OP_REMOVE]);
+    struct cm_rados_run_meta *meta = ran || mixed ? &state->meta : &state->before;
+    if (mixed) {
+        meta->overwrites += started[CM_OP_WRITE];
+        meta->removed += started[CM_OP_REMOVE];
+    } else if (ran && o->op == CM_RADOS_OVERWRITE) {
         meta->overwrites += b->result.started;
-    else if (ran)
+    } else if (ran) {
         meta->appends += b->result.started;
+    }
     state->meta_rc =
         cm_rados_meta_store(pool->ioctx, o->run_name, meta, true, pool->cluster->timeout);
     state->meta_what = "complete the run metadata";
@@ -1517,14 +1568,24 @@ static void pool_bench_prepare(struct cm_bench *b)
                       "bench: an empty prefix names every object in the pool: refused (give "
                       "the run's own prefix, e.g. benchmark_data_HOST_PID)");
     marker_name(o->run_name, state->marker, sizeof state->marker);
+    pool_bench_mix(b);
     if (o->op == CM_RADOS_WRITE)
         pool_bench_new_run(b);
     else
         pool_bench_existing_run(b, pool);
+    if (o->op != CM_RADOS_REMOVE && o->op != CM_RADOS_WRITE && state->meta.removed) {
+        char why[400];
+        snprintf(why, sizeof why,
+                 "bench: run '%s' had %" PRIu64 " of its objects removed by a mixed phase: only "
+                 "cleanup works on it now",
+                 o->run_name, state->meta.removed);
+        cm_error_user(L, CM_EXIT_USAGE, "%s", why);
+    }
     if (o->op >= CM_RADOS_OVERWRITE)
         pool_bench_pass_prepare(b, pool);
     b->defaults.seconds = o->op == CM_RADOS_WRITE || o->op == CM_RADOS_RAND ||
-                                  o->op == CM_RADOS_OVERWRITE || o->op == CM_RADOS_APPEND
+                                  o->op == CM_RADOS_OVERWRITE || o->op == CM_RADOS_APPEND ||
+                                  o->op == CM_RADOS_MIXED
                               ? 10
                               : 0;
     if (o->op == CM_RADOS_REMOVE) {
@@ -1565,7 +1626,7 @@ static void pool_bench_open(struct cm_bench *b)
     state->target.names = state->names;
     state->target.n_names = state->n_names;
     state->target.alloc_hints = o->hints;
-    if (o->op == CM_RADOS_OVERWRITE || o->op == CM_RADOS_APPEND)
+    if (o->op == CM_RADOS_OVERWRITE || o->op == CM_RADOS_APPEND || o->op == CM_RADOS_MIXED)
         pool_bench_pass_start(b, pool);
     if (o->op == CM_RADOS_WRITE) {
         /* the run name is this run's from here on: exclusively, before the first write */
@@ -1659,6 +1720,11 @@ static void pool_bench_pass_result(struct cm_bench *b)
     if (meta->append_block) {
         cm_result_integer(L, "append_block", meta->append_block);
         cm_result_integer(L, "appends", meta->appends);
+    }
+    const struct cm_rados_target *target = &((struct pool_bench_state *)b->state)->target;
+    if (target->op == CM_RADOS_MIXED) {
+        cm_result_integer(L, "misses", target->misses);
+        cm_result_integer(L, "objects_removed", target->mixed_started[CM_OP_REMOVE]);
     }
 }
 

@@ -65,7 +65,7 @@ int cm_rados_pass_slot_init(struct cm_rados_target *bench, struct bench_slot *sl
     size_t size = 0;
     if (bench->op == CM_RADOS_OVERWRITE || bench->op == CM_RADOS_APPEND)
         size = (size_t)bench->op_block;
-    else if (bench->op == CM_RADOS_VERIFY)
+    else if (bench->op == CM_RADOS_VERIFY || bench->op == CM_RADOS_MIXED)
         size = (size_t)((cm_rados_largest_object(meta) + 4096) / 4096 * 4096);
     if (size) {
         slot->buffer = aligned_alloc(4096, (size + 4095) / 4096 * 4096);
@@ -74,8 +74,8 @@ int cm_rados_pass_slot_init(struct cm_rados_target *bench, struct bench_slot *sl
         memset(slot->buffer, 0, size);
         slot->buffer_size = size;
     }
-    bool reads =
-        bench->op == CM_RADOS_SEQ || bench->op == CM_RADOS_RAND || bench->op == CM_RADOS_VERIFY;
+    bool reads = bench->op == CM_RADOS_SEQ || bench->op == CM_RADOS_RAND ||
+                 bench->op == CM_RADOS_VERIFY || bench->op == CM_RADOS_MIXED;
     if (reads && meta->overwrite_block) {
         slot->expected = malloc((size_t)meta->block_size);
         if (!slot->expected)
@@ -87,17 +87,29 @@ int cm_rados_pass_slot_init(struct cm_rados_target *bench, struct bench_slot *sl
 static void name_object(const struct cm_rados_target *bench, uint64_t object,
                         struct bench_slot *slot)
 {
-    snprintf(slot->object, sizeof slot->object, "%s_object%" PRIu64, bench->meta.prefix, object);
+    cm_rados_object_name(bench, object, slot->object, sizeof slot->object);
 }
 
-/* An overwrite's place: a seeded block of the run, and a seeded unit inside it. */
-static void overwrite_place(struct cm_rados_target *bench, struct bench_slot *slot)
+/* Writes an op_block-byte payload with its header at the slot's object and offset. */
+static int write_payload(struct cm_rados_target *bench, struct cm_op *op, struct bench_slot *slot,
+                         uint64_t sequence)
+{
+    cm_payload_fill(bench->payload, slot->buffer, (size_t)bench->op_block, slot->object,
+                    slot->offset, sequence, bench->meta.run_id);
+    op->kind = CM_OP_WRITE;
+    op->length = bench->op_block;
+    return rados_aio_write(bench->io, slot->object, slot->completion, (const char *)slot->buffer,
+                           (size_t)bench->op_block, slot->offset);
+}
+
+int cm_rados_overwrite_submit(struct cm_rados_target *bench, struct cm_op *op,
+                              struct bench_slot *slot, uint64_t block)
 {
     const struct cm_rados_run_meta *meta = &bench->meta;
-    uint64_t block = cm_splitmix64(&bench->rng) % meta->blocks;
     uint64_t unit = cm_splitmix64(&bench->rng) % (meta->block_size / bench->op_block);
     name_object(bench, block / per_object(meta), slot);
     slot->offset = (block % per_object(meta)) * meta->block_size + unit * bench->op_block;
+    return write_payload(bench, op, slot, (bench->pass << 40) | op->sequence);
 }
 
 /* An append's place: the run's append number `g` (see the file's comment). */
@@ -126,21 +138,12 @@ int cm_rados_pass_submit(struct cm_rados_target *bench, struct cm_op *op, struct
         return rados_aio_read(bench->io, slot->object, slot->completion, (char *)slot->buffer,
                               (size_t)size + 1, 0);
     }
-    uint64_t sequence;
-    if (bench->op == CM_RADOS_OVERWRITE) {
-        overwrite_place(bench, slot);
-        sequence = (bench->pass << 40) | op->sequence;
-    } else {
-        uint64_t g = meta->appends + op->sequence;
-        append_place(bench, g, slot);
-        sequence = ((uint64_t)1 << 63) | g;
-    }
-    cm_payload_fill(bench->payload, slot->buffer, (size_t)bench->op_block, slot->object,
-                    slot->offset, sequence, meta->run_id);
-    op->kind = CM_OP_WRITE;
-    op->length = bench->op_block;
-    return rados_aio_write(bench->io, slot->object, slot->completion, (const char *)slot->buffer,
-                           (size_t)bench->op_block, slot->offset);
+    if (bench->op == CM_RADOS_OVERWRITE)
+        return cm_rados_overwrite_submit(bench, op, slot,
+                                         cm_splitmix64(&bench->rng) % meta->blocks);
+    uint64_t g = meta->appends + op->sequence;
+    append_place(bench, g, slot);
+    return write_payload(bench, op, slot, ((uint64_t)1 << 63) | g);
 }
 
 void cm_rados_keep_verify_error(struct cm_rados_target *bench, const char *message)

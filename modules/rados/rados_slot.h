@@ -4,7 +4,10 @@
 #ifndef CEPHMARK_RADOS_SLOT_H
 #define CEPHMARK_RADOS_SLOT_H
 
+#include "mix.h"
 #include "rados_target.h"
+
+#include <time.h>
 
 /* One op slot of a bench target (rados_target.c, rados_overwrite.c, rados_kv.c). */
 struct bench_slot {
@@ -15,9 +18,12 @@ struct bench_slot {
     size_t buffer_size;
     unsigned char *expected; /* reads of a run with overwrites: a block as first written */
     uint64_t offset;
-    uint64_t block;    /* the write run's block number of a read (seq, rand) */
-    uint64_t object_n; /* the object's number (verify) */
-    void *kv;          /* omap and xattr ops' own state (rados_kv.c) */
+    uint64_t block;     /* the write run's block number of a read (seq, rand) */
+    uint64_t object_n;  /* the object's number (verify, mixed) */
+    bool whole;         /* mixed: a read of the whole object */
+    uint64_t stat_size; /* mixed: a stat's outputs, written by librados */
+    time_t stat_mtime;
+    void *kv; /* omap and xattr ops' own state (rados_kv.c) */
     char object[160];
 };
 
@@ -41,6 +47,22 @@ bool cm_rados_verify_blocks(struct cm_rados_target *bench, struct bench_slot *sl
 void cm_rados_verify_complete(struct cm_rados_target *bench, struct cm_op *op,
                               struct bench_slot *slot);
 void cm_rados_keep_verify_error(struct cm_rados_target *bench, const char *message);
+/* An overwrite of one unit, at a seeded offset inside the run's block `block` (the overwrite
+ * pass's ops and the mixed phase's writes). */
+int cm_rados_overwrite_submit(struct cm_rados_target *bench, struct cm_op *op,
+                              struct bench_slot *slot, uint64_t block);
+
+/* rados_target.c: the name of the run's object number `object`. */
+void cm_rados_object_name(const struct cm_rados_target *bench, uint64_t object, char *out,
+                          size_t n);
+
+/* rados_mixed.c: the mixed phase. init makes the live set (every object of the run) with
+ * the kinds' generator seeded by `seed`; 0 or -ENOMEM. free is idempotent. */
+int cm_rados_mixed_init(struct cm_rados_target *bench, const struct cm_mix *mix, uint64_t seed);
+void cm_rados_mixed_free(struct cm_rados_target *bench);
+int cm_rados_mixed_submit(struct cm_rados_target *bench, struct cm_op *op, struct bench_slot *slot);
+void cm_rados_mixed_complete(struct cm_rados_target *bench, struct cm_op *op,
+                             struct bench_slot *slot);
 
 /* rados_kv.c: the ops of runs written to omap or xattrs (write, seq, rand). */
 int cm_rados_kv_submit(struct cm_rados_target *bench, struct cm_op *op, struct bench_slot *slot,

@@ -33,7 +33,7 @@ static uint64_t blocks_per_object(const struct cm_rados_run_meta *meta)
     return meta->object_size / meta->block_size;
 }
 
-static void object_name(const struct cm_rados_target *bench, uint64_t object, char *out, size_t n)
+void cm_rados_object_name(const struct cm_rados_target *bench, uint64_t object, char *out, size_t n)
 {
     snprintf(out, n, "%s_object%" PRIu64, bench->meta.prefix, object);
 }
@@ -45,6 +45,7 @@ static int bench_slot_init(void *self, struct cm_op *op)
     if (!slot)
         return -ENOMEM;
     slot->op = op;
+    bench->slots++;
     bench->blocking = cm_engine_blocking(op);
     bool object_reads = !(bench->meta.write_to & ~CM_RADOS_TO_OBJECT);
     if ((bench->op == CM_RADOS_SEQ || bench->op == CM_RADOS_RAND) && object_reads) {
@@ -248,9 +249,11 @@ static int bench_submit(void *self, struct cm_op *op)
     case CM_RADOS_OVERWRITE:
     case CM_RADOS_APPEND:
     case CM_RADOS_VERIFY:
+    case CM_RADOS_MIXED:
         if ((rc = create_completion(bench, op, slot)) < 0)
             return rc;
-        rc = cm_rados_pass_submit(bench, op, slot);
+        rc = bench->op == CM_RADOS_MIXED ? cm_rados_mixed_submit(bench, op, slot)
+                                         : cm_rados_pass_submit(bench, op, slot);
         goto submitted;
     case CM_RADOS_REMOVE:
     default:
@@ -261,7 +264,7 @@ static int bench_submit(void *self, struct cm_op *op)
         } else {
             if (op->sequence >= meta->objects)
                 return CM_TARGET_DONE;
-            object_name(bench, op->sequence, slot->object, sizeof slot->object);
+            cm_rados_object_name(bench, op->sequence, slot->object, sizeof slot->object);
         }
         op->kind = CM_OP_REMOVE;
         op->length = 0;
@@ -271,7 +274,7 @@ static int bench_submit(void *self, struct cm_op *op)
         goto submitted;
     }
     uint64_t per_object = blocks_per_object(meta);
-    object_name(bench, block / per_object, slot->object, sizeof slot->object);
+    cm_rados_object_name(bench, block / per_object, slot->object, sizeof slot->object);
     slot->offset = (block % per_object) * meta->block_size;
     slot->block = block;
     op->length = meta->block_size;
@@ -304,6 +307,10 @@ static void bench_complete(void *self, struct cm_op *op)
     if (slot->completion) {
         rados_aio_release(slot->completion);
         slot->completion = NULL;
+    }
+    if (bench->op == CM_RADOS_MIXED) {
+        cm_rados_mixed_complete(bench, op, slot);
+        return;
     }
     if (op->kind == CM_OP_REMOVE && op->result == -ENOENT)
         op->result = 0; /* already gone: cleanup's goal is met */
@@ -384,7 +391,7 @@ static int bench_submit_request(void *self, struct cm_op *op, struct cm_request 
                             request->length, request->offset);
         break;
     case CM_REQUEST_STAT:
-        op->kind = CM_OP_OTHER;
+        op->kind = CM_OP_STAT;
         op->length = 0;
         rc = rados_aio_stat(bench->io, request->name, slot->completion, &slot->size, &slot->mtime);
         break;
@@ -465,7 +472,7 @@ int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
     bench->meta = *meta;
     bench->verify = verify;
     bench->rng = meta->run_id ^ cm_rados_new_run_id();
-    if (op == CM_RADOS_OVERWRITE) {
+    if (op == CM_RADOS_OVERWRITE || op == CM_RADOS_MIXED) {
         bench->op_block = meta->overwrite_block;
         bench->pass = meta->overwrite_passes;
     } else if (op == CM_RADOS_APPEND) {
@@ -521,6 +528,7 @@ void cm_rados_target_fini(struct cm_rados_target *bench)
     bench->request_slots = NULL;
     bench->n_request_slots = 0;
     pthread_mutex_destroy(&bench->block_lock);
+    cm_rados_mixed_free(bench);
 }
 
 /* The fields of omap and xattr runs and of later passes, only when they are set, so that
@@ -539,6 +547,8 @@ static int format_passes(const struct cm_rados_run_meta *meta, char *text, size_
     if (n >= 0 && (size_t)n < size && meta->append_block)
         n += snprintf(text + n, size - (size_t)n, "append_block %" PRIu64 "\nappends %" PRIu64 "\n",
                       meta->append_block, meta->appends);
+    if (n >= 0 && (size_t)n < size && meta->removed)
+        n += snprintf(text + n, size - (size_t)n, "removed %" PRIu64 "\n", meta->removed);
     return n < 0 || (size_t)n >= size ? -1 : n;
 }
 
@@ -556,6 +566,7 @@ static bool parse_pass_field(struct cm_rados_run_meta *meta, const char *key, co
         {"overwrites", offsetof(struct cm_rados_run_meta, overwrites)},
         {"append_block", offsetof(struct cm_rados_run_meta, append_block)},
         {"appends", offsetof(struct cm_rados_run_meta, appends)},
+        {"removed", offsetof(struct cm_rados_run_meta, removed)},
     };
     if (strcmp(key, "write_to") == 0) {
         meta->write_to = (unsigned)strtoul(value, NULL, 10);

@@ -23,6 +23,7 @@ enum cm_rados_target_op {
     CM_RADOS_OVERWRITE, /* partial writes inside a run's blocks (rados_overwrite.c) */
     CM_RADOS_APPEND,    /* writes at the end of a run's objects (rados_overwrite.c) */
     CM_RADOS_VERIFY,    /* reads every object of a run whole and verifies it */
+    CM_RADOS_MIXED,     /* reads, overwrites, stats and removes by ratios (rados_mixed.c) */
 };
 
 /* Where a write run's blocks go (rados bench --write-object, --write-omap, --write-xattr):
@@ -51,6 +52,8 @@ struct cm_rados_run_meta {
      * overwrite passes and ops; the append unit and the appends made, in order */
     uint64_t overwrite_block, overwrite_passes, overwrites;
     uint64_t append_block, appends;
+    /* objects removed by mixed phases: the run is then only for cleanup */
+    uint64_t removed;
 };
 
 #define CM_RADOS_VERIFY_ERRORS_KEPT 8
@@ -58,6 +61,7 @@ struct cm_rados_run_meta {
 struct request_slot;
 
 struct bench_slot;
+struct cm_rados_mixed;
 
 struct cm_rados_target {
     rados_ioctx_t io;
@@ -88,8 +92,15 @@ struct cm_rados_target {
     /* the first verify failures, for the report */
     char verify_errors[CM_RADOS_VERIFY_ERRORS_KEPT][384];
     unsigned n_verify_errors;
-    /* overwrite and append: bytes per op, this pass's number, the rng of its offsets */
+    /* overwrite, append and mixed: bytes per write, this pass's number (the rng above is
+     * the one of its offsets) */
     uint64_t op_block, pass;
+    /* mixed: the live objects (rados_mixed.c), the ops started per kind, and the misses
+     * (ENOENT on an object the phase believed live); kept after fini for the result */
+    struct cm_rados_mixed *mixed;
+    uint64_t mixed_started[CM_OP_KINDS];
+    uint64_t misses;
+    unsigned slots; /* op slots made (slot_init) */
     /* requests chosen by the caller (submit_request): per caller slot, made on first use */
     void **request_slots; /* struct request_slot *, by op slot (cm_request_slot_entry) */
     size_t n_request_slots;

@@ -34,6 +34,11 @@ bench_script kbig 'op="write", ops=1, write_to="omap", keys_per_op=1024, block_s
 bench_script ksize 'op="write", ops=1, write_to="omap", key_size="8K"'
 bench_script ow 'op="overwrite", ops=1, run_name="nothing"'
 bench_script seed 'op="overwrite", ops=1, seed=-1'
+bench_script mx1 'op="mixed", ops=1, mix={read=60, fetch=40}'
+bench_script mx2 'op="mixed", ops=1, mix={read=-1, stat=2}'
+bench_script mx3 'op="mixed", ops=1, mix={read=0}'
+bench_script mx4 'op="rand", ops=1, mix={read=1}'
+bench_script mx5 'op="mixed", ops=1, mix={read=1}, run_name="nothing"'
 printf '%s{name="bi-ecow", pools={a={type="replicated", ec_overwrites=true}}, run=function(s) end}\n' "$scenario" >"$W/ecow.lua"
 sed "s#^keyring = .*#keyring = $W/no-keyring#" "$CEPH_CONF" >"$W/nokeyring.conf"
 

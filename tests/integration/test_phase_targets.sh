@@ -164,7 +164,7 @@ return require("cephmark").scenario { name = "pt-pool-name", pools = { a = {} },
 end }
 EOF
 run_cli 2 run "$work/pool-name.lua" -o "$work/r-pool-name"
-expect_stderr_line "cephmark: $work/pool-name.lua:2: s:phase('wirte', pool): a pool phase is write, seq, rand, cleanup, overwrite, append or verify, or says which with op = \"write\" (did you mean 'write'?)"
+expect_stderr_line "cephmark: $work/pool-name.lua:2: s:phase('wirte', pool): a pool phase is write, seq, rand, cleanup, overwrite, append, verify or mixed, or says which with op = \"write\" (did you mean 'write'?)"
 expect_stderr_lines 1
 
 cat >"$work/pool-option.lua" <<'EOF'
@@ -173,7 +173,7 @@ return require("cephmark").scenario { name = "pt-pool-option", pools = { a = {} 
 end }
 EOF
 run_cli 2 run "$work/pool-option.lua" -o "$work/r-pool-option"
-expect_stderr_line "cephmark: $work/pool-option.lua:2: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a pool phase takes arrivals, arrivals_seed, block_size, bytes, drain_timeout, hints, ignore_interrupt, key_size, keys_per_op, label, object_size, on_second, op, ops, prefix, rate, report, run_name, seconds, seed, temporary, think, threads, variant, verify, warmup, write_to"
+expect_stderr_line "cephmark: $work/pool-option.lua:2: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a pool phase takes arrivals, arrivals_seed, block_size, bytes, drain_timeout, hints, ignore_interrupt, key_size, keys_per_op, label, mix, object_size, on_second, op, ops, prefix, rate, report, run_name, seconds, seed, temporary, think, threads, variant, verify, warmup, write_to"
 expect_stderr_lines 1
 
 # an image: rbd.create/open in the run, removed by a guard whatever happens
