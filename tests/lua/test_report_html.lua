@@ -88,6 +88,26 @@ t.eq(count(page, '<rect class="bar"'), 12, "2 phases x 2 pools x 3 metrics bars"
 t.eq(count(page, 'class="error%-bar"'), 8, "stddev whiskers on the MiB/s and IOPS bars")
 t.ok(page:find("<script", 1, true) == nil, "no script element, not even from a label")
 t.match(page, "&lt;script&gt;alert%(1%)&lt;/script&gt;", "labels are escaped")
+-- a phase that mixed kinds of op gets a row per kind in the Operations table; others none
+t.eq(count(page, "<h3>Operations</h3>"), 0, "no Operations section without a mixed phase")
+local mixed_doc = { scenario = { name = "mixed" }, status = "ok", complete = true, phases = {
+  { index = 1, name = "mixed", op = "mixed", label = "", status = "ok",
+    result = { ops = 1000, bytes = 700 * 4096, elapsed = 2, iops = 500, errors = 0,
+      lat = { avg = 0.002, p50 = 0.002, p99 = 0.004, max = 0.01, percentiles = percentiles(0.002) },
+      by_op = {
+        read = { ops = 600, bytes = 600 * 4096, errors = 0, iops = 300, bandwidth_mib_s = 1.17,
+          latency = { p50 = 0.0015, p99 = 0.003, max = 0.008 } },
+        write = { ops = 300, bytes = 100 * 4096, errors = 0, iops = 150, bandwidth_mib_s = 0.2,
+          latency = { p50 = 0.003, p99 = 0.006, max = 0.01 } },
+        stat = { ops = 100, bytes = 0, errors = 0, iops = 50, bandwidth_mib_s = 0,
+          latency = { p50 = 0.001, p99 = 0.002, max = 0.003 } } } },
+    series = series(2, 1, 0.002) } } }
+local mixed_page = html.build({ assert(html.normalize(mixed_doc, "results/mixed-1")) })
+t.eq(count(mixed_page, "<h3>Operations</h3>"), 1, "an Operations section for the mixed phase")
+local operations = mixed_page:match("Operations of the phases that mixed them.-</table>")
+t.eq(count(operations or "", "<tr><td"), 3, "one row per kind")
+t.match(operations or "", "<td>read</td><td class=\"n\">600</td><td class=\"n\">60</td>", "read first, with its share of the ops")
+t.match(operations or "", "<td>stat</td>", "and the stats")
 -- the per-second table shows the achieved ops in flight against the requested depth
 t.eq(count(page, "<th>in flight, mean %(of 16%)</th>"), 4, "one mean-in-flight column per timeline table")
 t.match(page, '<td class="n">15%.8</td>', "the third second's time-weighted mean in flight")

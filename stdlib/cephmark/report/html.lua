@@ -1164,6 +1164,27 @@ local function space_table(run)
   return table_html({ title = "Space per pool", columns = M.space_columns, rows = rows }, true)
 end
 
+-- The phases that mixed kinds of op: one row per phase and kind (result.by_op), as
+-- operations.csv, with each kind's share of the phase's ops; nil when no phase mixed.
+local function operations_table(run)
+  local rows = require("cephmark.results").operations_rows(run.phases)
+  if #rows == 0 then return nil end
+  local totals = {}
+  for _, phase in ipairs(run.phases) do totals[phase.index or 0] = num(phase.result and phase.result.ops) end
+  for _, row in ipairs(rows) do
+    local total = totals[row.phase_index or 0]
+    if total and total > 0 and num(row.ops) then row.share = 100 * row.ops / total end
+  end
+  return table_html({ title = "Operations of the phases that mixed them", rows = rows, columns = {
+    { key = "phase_index", title = "#" }, { key = "phase", title = "phase" }, { key = "label", title = "label" },
+    { key = "op", title = "op" }, { key = "ops", title = "ops" },
+    { key = "share", title = "% of ops", format = scale.number },
+    { key = "iops", title = "IOPS", format = scale.count },
+    { key = "bandwidth_mib_s", title = "MiB/s", format = scale.number },
+    { key = "lat_p50", title = "p50", format = lat }, { key = "lat_p99", title = "p99", format = lat },
+    { key = "lat_max", title = "max", format = lat }, { key = "errors", title = "errors (phase)" } } }, true)
+end
+
 local function run_section(run, number, many)
   local out = {}
   local title = run.title .. (many and string.format(" (run %d)", number) or "")
@@ -1181,6 +1202,8 @@ local function run_section(run, number, many)
   for _, phase in ipairs(run.phases) do rows[#rows + 1] = phase_row(phase) end
   out[#out + 1] = "<h3>Phases</h3>"
   out[#out + 1] = table_html({ title = "Phase summary", columns = M.phase_columns, rows = rows }, true)
+  local operations = operations_table(run)
+  if operations then out[#out + 1] = "<h3>Operations</h3>" .. operations end
   local space = space_table(run)
   if space then out[#out + 1] = "<h3>Space</h3>" .. space end
 
