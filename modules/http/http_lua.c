@@ -705,12 +705,12 @@ struct connection_lua_options {
     int op, transport;
     const char *bucket, *container, *prefix;
     int buckets, containers, from, size; /* stack indices of tables, 0 when absent */
-    int64_t first_object, objects, run_id;
+    int64_t first_object, objects, page_size, run_id;
     double give_up;
     bool random, verify;
 };
 
-static const char *const http_ops[] = {"put", "get", "head", "delete", NULL};
+static const char *const http_ops[] = {"put", "get", "head", "delete", "list", NULL};
 static const char *const transports[] = {"auto", "curl", "native", NULL};
 
 #define CONNECTION_OPTION(field) offsetof(struct connection_lua_options, field)
@@ -735,6 +735,8 @@ static const struct cm_option connection_options[] = {
      "put: how many (0: as the bounds allow); get, head, delete: how many exist"},
     {"op", CM_OPTION_CHOICE, CONNECTION_OPTION(op), "put", 0, 0, http_ops, 0,
      "the request each op makes"},
+    {"page_size", CM_OPTION_INTEGER, CONNECTION_OPTION(page_size), "1000", 1, CM_HTTP_LIST_PAGE_MAX,
+     NULL, 0, "list: names per page (S3 max-keys, Swift limit)"},
     {"prefix", CM_OPTION_STRING, CONNECTION_OPTION(prefix), NULL, 0, 0, NULL, 0,
      "object names are <prefix>_<N>; default cephmark_<run id>"},
     {"random", CM_OPTION_BOOL, CONNECTION_OPTION(random), "true", 0, 0, NULL, 0,
@@ -864,6 +866,7 @@ static void bench_prepare(struct cm_bench *b)
         options->prefix = state->default_prefix;
     }
     options->random = o->random;
+    options->page_size = (uint64_t)o->page_size;
     /* a gateway that answers nothing for this long ends the run (docs/rgw.md) */
     options->give_up_ns = (uint64_t)(o->give_up * 1e9);
     options->verify = o->verify;
@@ -871,7 +874,7 @@ static void bench_prepare(struct cm_bench *b)
     bench_containers(b, containers);
     if (options->op != CM_HTTP_PUT && options->objects == 0)
         luaL_error(L, "bench: %s needs objects (a count, or from = a put result)",
-                   cm_http_target_op_name(options->op));
+                   http_ops[options->op]);
     static const char *const bounds[] = {"seconds", "ops", "bytes"};
     for (int i = 0; i < 3; i++) {
         if (lua_getfield(L, b->table, bounds[i]) != LUA_TNIL)
@@ -981,6 +984,10 @@ static void bench_result(struct cm_bench *b)
     cm_result_integer(L, "objects", touched);
     if (options->op == CM_HTTP_PUT)
         cm_result_integer(L, "objects_written", target->put_ok);
+    if (options->op == CM_HTTP_LIST) {
+        cm_result_integer(L, "names_listed", target->names_listed);
+        cm_result_integer(L, "listings", target->listings);
+    }
     cm_result_integer(L, "size_min", options->size_min);
     cm_result_integer(L, "size_max", options->size_max);
     lua_createtable(L, (int)options->n_containers, 0);

@@ -75,10 +75,11 @@ struct wire_slot {
     /* the object */
     unsigned char *buffer; /* PUT body / GET landing area, `capacity` bytes */
     size_t capacity;
-    size_t length;             /* the object's size: bytes to send, or expected back */
-    char name[600];            /* escaped, as it goes in the path */
-    bool put;                  /* the request carries a body: `length` bytes at `body` */
-    const unsigned char *body; /* the bench's buffer, or a caller's request data */
+    size_t length;                 /* the object's size: bytes to send, or expected back */
+    char name[600];                /* escaped, as it goes in the path */
+    bool put;                      /* the request carries a body: `length` bytes at `body` */
+    const unsigned char *body;     /* the bench's buffer, or a caller's request data */
+    struct cm_http_list_walk walk; /* LIST */
 
     /* requests chosen by the caller (submit_request): the answer's body grows in
      * answer.body (the slot's), its headers and a failure's sentence are kept */
@@ -591,8 +592,11 @@ static int slot_init(void *self, struct cm_op *op)
     slot->op = op;
     slot->fd = -1;
     enum cm_http_target_op kind = bench->options.op;
-    if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET) {
-        slot->capacity = bench->options.size_max ? (size_t)bench->options.size_max : 1;
+    slot->walk.container = (unsigned)(op->slot % bench->options.n_containers);
+    if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET || kind == CM_HTTP_LIST) {
+        slot->capacity = kind == CM_HTTP_LIST      ? cm_http_list_capacity(bench->options.page_size)
+                         : bench->options.size_max ? (size_t)bench->options.size_max
+                                                   : 1;
         slot->buffer = malloc(slot->capacity);
         if (!slot->buffer) {
             free(slot);
@@ -654,8 +658,11 @@ static bool append(char *out, size_t size, size_t *used, const char *piece, size
 
 /* The request line and headers: the Swift token, or S3's SigV4 headers (signed here, with
  * the signing key cached per day: one SHA-256 and one HMAC per request). S3 bodies are not
- * hashed (UNSIGNED-PAYLOAD, as with libcurl; docs/rgw.md says why). */
-static int build_request(struct wire_slot *slot, const char *method, const char *container)
+ * hashed (UNSIGNED-PAYLOAD, as with libcurl; docs/rgw.md says why). The path is the
+ * container's, and the object's when slot->name is not empty; `query` is canonical ("" for
+ * none). */
+static int build_request(struct wire_slot *slot, const char *method, const char *container,
+                         const char *query)
 {
     struct cm_http_wire *wire = slot->wire;
     char path[sizeof wire->base_path + 1200];
@@ -663,8 +670,8 @@ static int build_request(struct wire_slot *slot, const char *method, const char 
     if (!APPEND(path, sizeof path, &path_len, wire->base_path) ||
         !append(path, sizeof path, &path_len, "/", 1) ||
         !APPEND(path, sizeof path, &path_len, container) ||
-        !append(path, sizeof path, &path_len, "/", 1) ||
-        !APPEND(path, sizeof path, &path_len, slot->name))
+        (slot->name[0] && (!append(path, sizeof path, &path_len, "/", 1) ||
+                           !APPEND(path, sizeof path, &path_len, slot->name))))
         return -ENAMETOOLONG;
     char *out = slot->request;
     size_t size = sizeof slot->request, used = 0;
@@ -673,12 +680,14 @@ static int build_request(struct wire_slot *slot, const char *method, const char 
     slot->path_offset = used;
     slot->path_len = path_len;
     if (!append(out, size, &used, path, path_len) ||
+        (query[0] && (!append(out, size, &used, "?", 1) || !APPEND(out, size, &used, query))) ||
         !APPEND(out, size, &used, " HTTP/1.1\r\nHost: ") || !APPEND(out, size, &used, wire->host) ||
         !append(out, size, &used, "\r\n", 2) || !APPEND(out, size, &used, wire->token))
         return -ENAMETOOLONG;
     if (wire->s3) {
-        int signed_len = cm_sigv4_headers(&wire->signer, time(NULL), method, path, "", wire->host,
-                                          CM_SIGV4_UNSIGNED_PAYLOAD, out + used, size - used);
+        int signed_len =
+            cm_sigv4_headers(&wire->signer, time(NULL), method, path, query, wire->host,
+                             CM_SIGV4_UNSIGNED_PAYLOAD, out + used, size - used);
         if (signed_len < 0)
             return signed_len;
         used += (size_t)signed_len;
@@ -702,12 +711,37 @@ static int build_request(struct wire_slot *slot, const char *method, const char 
     return 0;
 }
 
+/* LIST: the walk's next page of its container. */
+static int submit_list(struct cm_http_target *bench, struct cm_op *op, struct wire_slot *slot)
+{
+    struct cm_http_wire *wire = bench->wire;
+    if (cm_http_list_next(bench, op, &slot->walk) == CM_TARGET_DONE)
+        return CM_TARGET_DONE;
+    char query[4600];
+    if (cm_http_list_query(bench, &slot->walk, query, sizeof query) < 0)
+        return -ENAMETOOLONG;
+    wire->now_ns = op->start_ns;
+    refresh_token(wire);
+    slot->generation = bench->headers_generation;
+    slot->put = false;
+    slot->name[0] = '\0';
+    slot->length = 0;
+    int rc = build_request(slot, "GET", bench->containers[slot->walk.container], query);
+    if (rc < 0)
+        return rc;
+    cm_http_answer_start(&slot->answer, false, slot->buffer, slot->capacity);
+    start_request(slot);
+    return 0;
+}
+
 static int submit(void *self, struct cm_op *op)
 {
     struct cm_http_target *bench = self;
     struct cm_http_wire *wire = bench->wire;
     struct wire_slot *slot = op->target_slot;
     const struct cm_http_target_options *o = &bench->options;
+    if (o->op == CM_HTTP_LIST)
+        return submit_list(bench, op, slot);
     uint64_t object;
     if (cm_http_target_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
         CM_TARGET_DONE)
@@ -718,7 +752,7 @@ static int submit(void *self, struct cm_op *op)
     slot->put = o->op == CM_HTTP_PUT;
     slot->body = slot->buffer;
     int rc = build_request(slot, cm_http_target_op_name(o->op),
-                           bench->containers[object % o->n_containers]);
+                           bench->containers[object % o->n_containers], "");
     if (rc < 0)
         return rc;
     if (o->op == CM_HTTP_PUT)
@@ -801,7 +835,7 @@ static int submit_request(void *self, struct cm_op *op, struct cm_request *reque
     slot->put = strcmp(method, "PUT") == 0;
     slot->body = request->data;
     slot->length = slot->put ? request->data_length : 0;
-    int rc = build_request(slot, method, container);
+    int rc = build_request(slot, method, container, "");
     if (rc < 0) {
         if (rc == -ENAMETOOLONG)
             snprintf(request->message, sizeof request->message,
@@ -911,7 +945,14 @@ static int wait_fd(void *self)
 
 static void complete(void *self, struct cm_op *op)
 {
+    struct cm_http_target *bench = self;
     struct wire_slot *slot = op->target_slot;
+    if (bench->options.op == CM_HTTP_LIST) {
+        size_t received = slot->answer.received;
+        cm_http_list_page(bench, op, &slot->walk, (const char *)slot->buffer, received,
+                          received < slot->capacity ? received : slot->capacity);
+        return;
+    }
     cm_http_target_verify(self, op, slot->buffer, slot->answer.received, slot->length, slot->name);
     cm_http_target_first_byte(self, op, slot->first_byte_ns);
 }

@@ -1,0 +1,48 @@
+-- The object gateway's list and head benches against the local cluster's radosgw, over S3
+-- and Swift and both transports: objects spread over three buckets, every page's names
+-- checked against what was written (a listing of more objects than exist is a verify
+-- failure), head of every object.
+local rgw = require "cephmark.rgw"
+local sys = require "cephmark.sys"
+local t = require "cephmark.test"
+
+local function exercise(api, conn)
+  local base = string.format("cephmark-test-ops-%s-%d", api, sys.getpid())
+  local names = { base .. "-0", base .. "-1", base .. "-2" }
+  for _, name in ipairs(names) do
+    t.eq((api == "s3" and conn.create_bucket or conn.create_container)(conn, name), true, api .. ": create " .. name)
+  end
+  local put = conn:bench { op = "put", containers = names, objects = 250, size = 100, threads = 8, prefix = "l" }
+  t.eq(put.objects_written, 250, api .. ": put 250 over three " .. (api == "s3" and "buckets" or "containers"))
+  for _, transport in ipairs { "native", "curl" } do
+    local what = api .. " over " .. transport .. ": "
+    local list = conn:bench { op = "list", from = put, page_size = 30, ops = 40, threads = 2, transport = transport }
+    t.eq(list.transport, transport, what .. "list transport")
+    t.eq(list.ops, 40, what .. "40 pages")
+    t.eq(list.errors, 0, what .. "list: no errors")
+    t.eq(list.verify_failures, 0, what .. "list: every name was written")
+    -- 84, 83, 83 names per container: 3 pages each, so 40 pages end at least 12 walks
+    t.ok(list.listings >= 12, what .. "list: whole walks counted (" .. tostring(list.listings) .. ")")
+    t.ok(list.names_listed >= 12 * 83, what .. "list: names counted")
+    t.ok(list.lat.p50 > 0, what .. "list: per-page latency")
+    local more = conn:bench { op = "list", from = put, objects = 260, page_size = 100, ops = 6, threads = 1,
+      transport = transport }
+    t.ok(more.verify_failures > 0, what .. "a listing short of what was written is a verify failure")
+    t.match(more.verify_errors[1], "names, %d+ were written", what .. "the failure says the counts")
+    local head = conn:bench { op = "head", from = put, ops = 50, threads = 4, transport = transport }
+    t.eq(head.ops, 50, what .. "head 50")
+    t.eq(head.errors, 0, what .. "head: no errors")
+  end
+  t.raises(function() conn:bench { op = "list", from = put, page_size = 1001 } end, "page_size",
+    api .. ": page_size above 1000")
+  t.eq(conn:bench { op = "delete", from = put, threads = 8 }.ops, 250, api .. ": delete them")
+  for _, name in ipairs(names) do
+    t.eq((api == "s3" and conn.delete_bucket or conn.delete_container)(conn, name), true, api .. ": remove " .. name)
+  end
+end
+
+local s3 <close> = rgw.s3_connect {}
+exercise("s3", s3)
+local swift <close> = rgw.swift_connect {}
+exercise("swift", swift)
+return t.done()
