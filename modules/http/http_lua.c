@@ -705,7 +705,7 @@ struct connection_lua_options {
     int op, transport;
     const char *bucket, *container, *prefix;
     int buckets, containers, from, size; /* stack indices of tables, 0 when absent */
-    int64_t first_object, objects, page_size, run_id;
+    int64_t first_object, objects, page_size, run_id, spread;
     double give_up;
     bool random, verify;
 };
@@ -745,6 +745,8 @@ static const struct cm_option connection_options[] = {
      "seeds payloads and sizes; get and delete use the put's"},
     {"size", CM_OPTION_TABLE, CONNECTION_OPTION(size), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
      "object size, or a range {low, high}; default 4K"},
+    {"spread", CM_OPTION_INTEGER, CONNECTION_OPTION(spread), "16", 1, CM_HTTP_BENCH_MAX_CONTAINERS,
+     NULL, 0, "put with no container given: new containers the objects are spread over"},
     {"transport", CM_OPTION_CHOICE, CONNECTION_OPTION(transport), "auto", 0, 0, transports, 0,
      "cephmark's own HTTP/1.1 client (native) or libcurl; auto picks native for plain http"},
     {"verify", CM_OPTION_BOOL, CONNECTION_OPTION(verify), "true", 0, 0, NULL, 0,
@@ -758,6 +760,11 @@ struct connection_state {
     const char *names[CM_HTTP_BENCH_MAX_CONTAINERS];
     char default_prefix[64];
     bool bounded, open;
+    /* containers this put makes (none given), or a delete removes after its objects (its
+     * `from` made them) */
+    bool make_containers, remove_containers;
+    char made[CM_HTTP_BENCH_MAX_CONTAINERS][40];
+    char remove_error[1024];
 };
 
 /* conn:bench{op=, container= | containers=, prefix=, objects=, first_object=, size=,
@@ -794,6 +801,10 @@ static void bench_from(struct cm_bench *b, int *containers)
             *containers = lua_gettop(L);
         else
             lua_pop(L, 1);
+        struct connection_state *state = b->state;
+        state->remove_containers = o->op == CM_HTTP_DELETE &&
+                                   cm_lua_opt_bool(L, from, "containers_made", 0, "from") &&
+                                   !o->bucket && !o->container && !o->buckets && !o->containers;
     }
     if (cm_bench_given(b, "run_id"))
         options->run_id = (uint64_t)o->run_id;
@@ -836,9 +847,18 @@ static void bench_containers(struct cm_bench *b, int containers)
             state->names[n_names++] = lua_tostring(L, -1); /* the array keeps it alive */
             lua_pop(L, 1);
         }
+    } else if (o->op == CM_HTTP_PUT) {
+        /* many containers by default: one container's index slows small PUTs as it ages
+         * (ceph#55029; docs/rgw.md) */
+        state->make_containers = true;
+        for (int64_t i = 0; i < o->spread; i++) {
+            snprintf(state->made[i], sizeof state->made[i], "cephmark-%016llx-%d",
+                     (unsigned long long)state->options.run_id, (int)i);
+            state->names[n_names++] = state->made[i];
+        }
     } else {
-        luaL_error(L, "bench: which %s? give %s = \"name\"", container_word(conn),
-                   container_word(conn));
+        luaL_error(L, "bench: which %s? give %s = \"name\", or from = a put result",
+                   container_word(conn), container_word(conn));
     }
     state->options.containers = state->names;
     state->options.n_containers = n_names;
@@ -883,6 +903,32 @@ static void bench_prepare(struct cm_bench *b)
     }
 }
 
+/* One blocking control request on a container (create or remove): 0, or -1 with a
+ * sentence in `error`. */
+static int container_request(struct connection *conn, const char *method, const char *name,
+                             char *error, size_t error_size)
+{
+    struct cm_http_response response = {0};
+    int rc = cm_http_request(&conn->client, method, name, NULL, NULL, NULL, 0, NULL, &response,
+                             error, error_size);
+    long status = response.status;
+    cm_http_response_fini(&response);
+    if (rc == 0 && (status < 200 || status > 299))
+        snprintf(error, error_size, "%s %s '%s': %ld %s", method, container_word(conn), name,
+                 status, cm_http_reason(status));
+    return rc < 0 || status < 200 || status > 299 ? -1 : 0;
+}
+
+/* A put given no container makes its own (an existing one of the user's is fine). */
+static void make_containers(struct cm_bench *b)
+{
+    struct connection_state *state = b->state;
+    char error[1024];
+    for (unsigned i = 0; i < state->options.n_containers; i++)
+        if (container_request(b->object, "PUT", state->names[i], error, sizeof error) < 0)
+            cm_bench_raise_world(b, error);
+}
+
 static void bench_open(struct cm_bench *b)
 {
     struct connection_state *state = b->state;
@@ -899,6 +945,8 @@ static void bench_open(struct cm_bench *b)
         config->seconds = 0;
         config->max_ops = options->objects;
     }
+    if (state->make_containers)
+        make_containers(b);
     state->open = true;
     char error[640];
     if (cm_http_target_init(&state->target, &conn->client, options, error, sizeof error) < 0)
@@ -910,9 +958,23 @@ static void bench_open(struct cm_bench *b)
 
 static void bench_after_run(struct cm_bench *b, int rc)
 {
-    (void)rc;
     struct connection *conn = b->object;
+    struct connection_state *state = b->state;
     conn->bench_running = false;
+    /* a delete of every object of a put that made its containers removes them too */
+    const struct cm_engine_result *done = &b->result;
+    if (rc < 0 || !state->remove_containers || done->errors || !done->drained ||
+        done->interrupted || done->started != state->options.objects) {
+        state->remove_containers = false;
+        return;
+    }
+    char error[1024];
+    for (unsigned i = 0; i < state->options.n_containers; i++)
+        if (container_request(conn, "DELETE", state->names[i], error, sizeof error) < 0 &&
+            state->remove_containers) {
+            state->remove_containers = false;
+            snprintf(state->remove_error, sizeof state->remove_error, "%s", error);
+        }
 }
 
 /* HTTP errors by status, sorted by status */
@@ -996,6 +1058,12 @@ static void bench_result(struct cm_bench *b)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "containers");
+    if (state->make_containers)
+        cm_result_bool(L, "containers_made", true);
+    if (state->remove_containers)
+        cm_result_bool(L, "containers_removed", true);
+    if (state->remove_error[0])
+        cm_result_string(L, "containers_error", state->remove_error);
     push_outcome(L, target, options->op);
 }
 

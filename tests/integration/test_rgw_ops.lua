@@ -41,8 +41,33 @@ local function exercise(api, conn)
   end
 end
 
+-- no bucket given: a put makes `spread` of its own (16 by default), each with its index
+-- shard count known, and a delete of all its objects removes them
+local function spread(api, conn)
+  local put = conn:bench { op = "put", objects = 40, size = 64, threads = 4 }
+  t.eq(#put.containers, 16, api .. ": 16 containers by default")
+  t.eq(put.containers_made, true, api .. ": made by the put")
+  t.eq(put.objects_written, 40, api .. ": put over them")
+  local shards = assert(rgw.index_shards(put.containers))
+  t.ok(math.type(shards[put.containers[1]]) == "integer" and shards[put.containers[1]] >= 1,
+    api .. ": index shards of " .. put.containers[1] .. ": " .. tostring(shards[put.containers[1]]))
+  local list = conn:bench { op = "list", from = put, ops = 16, threads = 1 }
+  t.eq(list.listings, 16, api .. ": each container listed whole")
+  t.eq(list.names_listed, 40, api .. ": every name once")
+  local few = conn:bench { op = "put", objects = 4, spread = 2, threads = 2 }
+  t.eq(#few.containers, 2, api .. ": spread = 2")
+  local gone = conn:bench { op = "delete", from = put, threads = 4 }
+  t.eq(gone.containers_removed, true, api .. ": the delete removed the containers")
+  t.eq(conn:bench { op = "delete", from = few, threads = 2 }.containers_removed, true, api .. ": and spread = 2's")
+  local left = {}
+  for _, name in ipairs((api == "s3" and conn.list_buckets or conn.list_containers)(conn)) do left[name] = true end
+  t.ok(not left[put.containers[1]] and not left[few.containers[2]], api .. ": none left")
+end
+
 local s3 <close> = rgw.s3_connect {}
 exercise("s3", s3)
+spread("s3", s3)
 local swift <close> = rgw.swift_connect {}
 exercise("swift", swift)
+spread("swift", swift)
 return t.done()
