@@ -357,6 +357,33 @@ static int connection_list_containers(lua_State *L)
     return 1;
 }
 
+/* conn:list_uploads(bucket) -> array of {key =, upload_id =}: S3's multipart uploads in
+ * progress in the bucket (the first 1000), to see that none were left behind. */
+static int connection_list_uploads(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    const char *bucket = check_name(L, 2, container_word(conn));
+    if (conn->client.api != CM_HTTP_S3)
+        return luaL_error(L, "list_uploads: multipart uploads are S3's");
+    struct cm_http_response response = {0};
+    int n = request(L, conn, "GET", bucket, NULL, "uploads=", NULL, 0, NULL, &response);
+    if (n)
+        return n;
+    lua_newtable(L);
+    const char *at = response.body;
+    char key[1100], id[600];
+    lua_Integer i = 0;
+    while (at && (at = strstr(at, "<Upload>")) && xml_text(at, "Key", key, sizeof key, NULL) &&
+           xml_text(at, "UploadId", id, sizeof id, &at)) {
+        lua_createtable(L, 0, 2);
+        cm_result_string(L, "key", key);
+        cm_result_string(L, "upload_id", id);
+        lua_rawseti(L, -2, ++i);
+    }
+    cm_http_response_fini(&response);
+    return 1;
+}
+
 /* conn:list(container [, {prefix=}]) -> array of object names | nil, message, code (every
  * page: Swift's markers, S3's continuation tokens) */
 static int connection_list(lua_State *L)
@@ -704,7 +731,7 @@ static void bench_sizes(lua_State *L, int table, uint64_t *min, uint64_t *max)
 struct connection_lua_options {
     int op, transport;
     const char *bucket, *container, *prefix;
-    int buckets, containers, from, size; /* stack indices of tables, 0 when absent */
+    int buckets, containers, from, multipart, size; /* stack indices of tables, 0: absent */
     int64_t first_object, objects, page_size, run_id, spread;
     double give_up;
     bool random, verify;
@@ -731,6 +758,9 @@ static const struct cm_option connection_options[] = {
     {"give_up", CM_OPTION_DURATION, CONNECTION_OPTION(give_up),
      CM_OPTION_TEXT(CM_HTTP_GIVE_UP_SECONDS), 0, 0, NULL, 0,
      "end the run when no request succeeded for this long (a gateway that stays down)"},
+    {"multipart", CM_OPTION_TABLE, CONNECTION_OPTION(multipart), NULL, 0, 0, NULL,
+     CM_OPTION_NO_RESULT,
+     "put (S3): upload each object in parts, {part_size = \"5M\", parts_in_flight = 4}"},
     {"objects", CM_OPTION_INTEGER, CONNECTION_OPTION(objects), "0", 0, INT64_MAX, NULL, 0,
      "put: how many (0: as the bounds allow); get, head, delete: how many exist"},
     {"op", CM_OPTION_CHOICE, CONNECTION_OPTION(op), "put", 0, 0, http_ops, 0,
@@ -864,6 +894,35 @@ static void bench_containers(struct cm_bench *b, int containers)
     state->options.n_containers = n_names;
 }
 
+/* multipart = {part_size =, parts_in_flight =}: a put's objects go up in parts. */
+static void bench_multipart(struct cm_bench *b)
+{
+    const struct connection_lua_options *o = b->options;
+    struct cm_http_target_options *options = &((struct connection_state *)b->state)->options;
+    lua_State *L = b->L;
+    if (!o->multipart)
+        return;
+    static const char *const known[] = {"part_size", "parts_in_flight", NULL};
+    if (!lua_istable(L, o->multipart))
+        luaL_error(L, "bench: multipart must be a table {part_size =, parts_in_flight =}, got a %s",
+                   luaL_typename(L, o->multipart));
+    cm_lua_check_options(L, o->multipart, "bench: multipart", known, false);
+    if (options->op != CM_HTTP_PUT)
+        luaL_error(L, "bench: multipart is for op = \"put\", not \"%s\"", http_ops[options->op]);
+    options->part_size = cm_lua_opt_size(L, o->multipart, "part_size", 5 << 20, "bench: multipart");
+    options->parts_in_flight = (unsigned)cm_lua_opt_integer(
+        L, o->multipart, "parts_in_flight", 4, 1, CM_HTTP_PARTS_IN_FLIGHT_MAX, "bench: multipart");
+    if (options->part_size == 0)
+        luaL_error(L, "bench: multipart: part_size must be at least 1 byte");
+    uint64_t parts = (options->size_max + options->part_size - 1) / options->part_size;
+    if (parts > CM_HTTP_PARTS_MAX)
+        luaL_error(L,
+                   "bench: multipart: objects of %I bytes in parts of %I are %I parts; S3 allows "
+                   "at most %d (raise part_size)",
+                   (lua_Integer)options->size_max, (lua_Integer)options->part_size,
+                   (lua_Integer)parts, CM_HTTP_PARTS_MAX);
+}
+
 static void bench_prepare(struct cm_bench *b)
 {
     const struct connection_lua_options *o = b->options;
@@ -877,7 +936,8 @@ static void bench_prepare(struct cm_bench *b)
     int containers = 0;
     bench_from(b, &containers);
     bench_sizes(L, b->table, &options->size_min, &options->size_max);
-    if (options->size_max > MAX_OBJECT_SIZE)
+    bench_multipart(b);
+    if (options->size_max > MAX_OBJECT_SIZE && !options->part_size)
         luaL_error(L, "bench: object size %I is above the 5 GiB a single PUT may carry",
                    (lua_Integer)options->size_max);
     if (!options->prefix) {
@@ -961,6 +1021,16 @@ static void bench_after_run(struct cm_bench *b, int rc)
     struct connection *conn = b->object;
     struct connection_state *state = b->state;
     conn->bench_running = false;
+    if (state->target.part_size_refused) {
+        char message[1200];
+        char part[32];
+        cm_format_size(state->options.part_size, part, sizeof part);
+        snprintf(message, sizeof message,
+                 "the gateway refused parts of %s: %s (its minimum part size, "
+                 "rgw_multipart_min_part_size, is larger; raise multipart.part_size)",
+                 part, state->target.refusal);
+        cm_bench_raise_world(b, message);
+    }
     /* a delete of every object of a put that made its containers removes them too */
     const struct cm_engine_result *done = &b->result;
     if (rc < 0 || !state->remove_containers || done->errors || !done->drained ||
@@ -1064,6 +1134,15 @@ static void bench_result(struct cm_bench *b)
         cm_result_bool(L, "containers_removed", true);
     if (state->remove_error[0])
         cm_result_string(L, "containers_error", state->remove_error);
+    if (options->part_size) {
+        lua_createtable(L, 0, 5);
+        cm_result_integer(L, "part_size", options->part_size);
+        cm_result_integer(L, "parts_in_flight", options->parts_in_flight);
+        cm_result_integer(L, "parts", target->parts_sent);
+        cm_result_integer(L, "uploads_aborted", target->uploads_aborted);
+        cm_result_integer(L, "uploads_left", target->uploads_left);
+        lua_setfield(L, -2, "multipart");
+    }
     push_outcome(L, target, options->op);
 }
 
@@ -1119,6 +1198,10 @@ int cm_http_lua_open(lua_State *L, enum cm_http_api api, const char *connection_
     cm_lua_new_type(L, connection_type, methods, connection_close, connection_tostring);
     lua_getfield(L, -1, "__index");
     cm_bench_set_functions(L, &cm_http_bench);
+    if (!swift) {
+        lua_pushcfunction(L, connection_list_uploads);
+        lua_setfield(L, -2, "list_uploads");
+    }
     lua_pop(L, 2);
 
     lua_createtable(L, 0, 2);

@@ -331,7 +331,7 @@ int cm_http_list_next(struct cm_http_target *bench, struct cm_op *op,
                       struct cm_http_list_walk *walk)
 {
     (void)walk;
-    if (bench->auth_failed || bench->gave_up)
+    if (cm_http_target_stopped(bench))
         return CM_TARGET_DONE;
     op->kind = CM_OP_OTHER;
     op->length = 0;
@@ -525,11 +525,16 @@ static void slot_fini(void *self, struct cm_op *op)
     op->target_slot = NULL;
 }
 
+bool cm_http_target_stopped(const struct cm_http_target *bench)
+{
+    return bench->auth_failed || bench->gave_up || bench->part_size_refused;
+}
+
 int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint64_t *out,
                            size_t *length, char *name, size_t name_size)
 {
     const struct cm_http_target_options *o = &bench->options;
-    if (bench->auth_failed || bench->gave_up)
+    if (cm_http_target_stopped(bench))
         return CM_TARGET_DONE;
     uint64_t object;
     switch (o->op) {
@@ -959,6 +964,13 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
     bool native_ok = cm_http_wire_supported(client, why, sizeof why);
     if (options->transport == CM_HTTP_NATIVE && !native_ok) {
         snprintf(error, error_size, "transport \"native\" cannot serve this endpoint: %s", why);
+        return -EINVAL;
+    }
+    if (options->part_size &&
+        (client->api != CM_HTTP_S3 || options->transport == CM_HTTP_CURL || !native_ok)) {
+        snprintf(error, error_size,
+                 "multipart uploads are S3's, over the native transport (plain "
+                 "http://); Swift's SLO and DLO are not supported");
         return -EINVAL;
     }
     if (options->transport != CM_HTTP_CURL && native_ok) {

@@ -64,7 +64,14 @@ struct cm_http_target_options {
      * (a gateway that stays down); 0: never. */
     uint64_t give_up_ns;
     uint64_t page_size; /* LIST: names asked for per page (max-keys, limit) */
+    /* PUT: S3 multipart uploads of part_size bytes (0: one PUT per object), with up to
+     * parts_in_flight parts of an object sent at once (native transport, S3 only) */
+    uint64_t part_size;
+    unsigned parts_in_flight;
 };
+
+#define CM_HTTP_PARTS_MAX           10000 /* S3's most parts per upload */
+#define CM_HTTP_PARTS_IN_FLIGHT_MAX 64
 
 /* LIST: one slot's walk through a container's listing, page by page. A walk lists the
  * names <prefix>_* of one container, checks each against the objects the container holds
@@ -112,10 +119,16 @@ struct cm_http_target {
     /* GET: the answer's first byte from the op's start, for the ops `lat` counts; with curl,
      * libcurl's own STARTTRANSFER and TOTAL times of those same ops */
     cm_hist *ttfb, *curl_ttfb, *curl_total;
-    uint64_t put_ok;       /* PUT: ops that succeeded (2xx) */
-    uint64_t highest_put;  /* PUT: 1 + the highest object number started */
-    uint64_t names_listed; /* LIST: names on the pages that came back */
-    uint64_t listings;     /* LIST: walks that reached a container's last page */
+    uint64_t put_ok;          /* PUT: ops that succeeded (2xx) */
+    uint64_t highest_put;     /* PUT: 1 + the highest object number started */
+    uint64_t names_listed;    /* LIST: names on the pages that came back */
+    uint64_t listings;        /* LIST: walks that reached a container's last page */
+    uint64_t parts_sent;      /* multipart: parts that the gateway took */
+    uint64_t uploads_aborted; /* multipart: failed uploads, aborted */
+    uint64_t uploads_left;    /* multipart: failed uploads whose abort failed too */
+    /* multipart: the gateway refused the part size (EntityTooSmall); the run stopped */
+    bool part_size_refused;
+    char refusal[900]; /* the gateway's answer that refused it, as a sentence */
     struct cm_http_status_count statuses[CM_HTTP_STATUS_KINDS]; /* non-2xx responses */
     unsigned n_statuses;
     uint64_t transport_errors; /* no response: refused, timed out, reset */
@@ -191,6 +204,9 @@ const char *cm_http_target_op_name(enum cm_http_target_op op);
  * size and name (<prefix>_<N>), and sets op->kind and op->length: 0, or CM_TARGET_DONE when
  * every object to put or delete was started or the run stopped on an auth failure or gave
  * up on the gateway. */
+/* Whether the run should start no more ops: an auth failure, a gateway given up on, or a
+ * refused part size. */
+bool cm_http_target_stopped(const struct cm_http_target *bench);
 int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint64_t *out,
                            size_t *length, char *name, size_t name_size);
 /* LIST: the path's query of the walk's next page, canonical (parameters sorted, values

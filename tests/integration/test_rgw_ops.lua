@@ -64,10 +64,42 @@ local function spread(api, conn)
   t.ok(not left[put.containers[1]] and not left[few.containers[2]], api .. ": none left")
 end
 
+-- S3 multipart: objects of 12 MiB in parts of 5 MiB (the last one 2 MiB), two in flight,
+-- verified on GET; parts below radosgw's minimum are refused with its EntityTooSmall and the
+-- uploads aborted, none left behind
+local function multipart(conn)
+  local B = "cephmark-test-mp-" .. sys.getpid()
+  t.eq(conn:create_bucket(B), true, "multipart: bucket")
+  local put = conn:bench { op = "put", bucket = B, objects = 4, size = "12M", threads = 2,
+    multipart = { part_size = "5M", parts_in_flight = 2 } }
+  t.eq(put.objects_written, 4, "multipart: 4 objects")
+  t.eq(put.errors, 0, "multipart: no errors")
+  t.eq(put.multipart.parts, 12, "multipart: 3 parts each")
+  t.eq(put.multipart.part_size, 5 * 1024 * 1024, "multipart: part size in the result")
+  local get = conn:bench { op = "get", from = put, ops = 8, threads = 2 }
+  t.eq(get.verify_failures, 0, "multipart: every object verifies on GET")
+  t.eq(get.errors, 0, "multipart: GETs succeed")
+  t.raises(function()
+    conn:bench { op = "put", bucket = B, objects = 3, size = "3M", threads = 2, prefix = "small",
+      multipart = { part_size = "1M", parts_in_flight = 3 } }
+  end, "the gateway refused parts of 1 MiB: CompleteMultipartUpload of '" .. B:gsub("%-", "%%-")
+    .. "/small_%d': 400 Bad Request %(EntityTooSmall%)", "multipart: parts below the gateway's minimum")
+  t.eq(#conn:list_uploads(B), 0, "multipart: no upload left behind")
+  t.eq(#conn:list(B, { prefix = "small" }), 0, "multipart: no object of the refused put")
+  t.raises(function() conn:bench { op = "put", bucket = B, objects = 1, transport = "curl",
+    multipart = { part_size = "5M" } } end, "multipart uploads are S3's, over the native transport",
+    "multipart: not over libcurl")
+  t.eq(conn:bench { op = "delete", from = put, threads = 2 }.errors, 0, "multipart: delete")
+  t.eq(conn:delete_bucket(B), true, "multipart: bucket removed")
+end
+
 local s3 <close> = rgw.s3_connect {}
+multipart(s3)
 exercise("s3", s3)
 spread("s3", s3)
 local swift <close> = rgw.swift_connect {}
 exercise("swift", swift)
 spread("swift", swift)
+t.raises(function() swift:bench { op = "put", container = "c", objects = 1, multipart = { part_size = "5M" } } end,
+  "Swift's SLO and DLO are not supported", "swift: no multipart")
 return t.done()
