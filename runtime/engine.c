@@ -155,6 +155,43 @@ uint64_t cm_arrival_gap_ns(uint64_t *state, double mean_ns)
     return (uint64_t)(-log(u) * mean_ns + 0.5);
 }
 
+const char *cm_op_kind_name(int kind)
+{
+    static const char *const names[CM_OP_KINDS] = {"read", "write", "remove",
+                                                   "stat", "list",  "other"};
+    if (kind < 0 || kind >= CM_OP_KINDS)
+        return names[CM_OP_OTHER];
+    return names[kind];
+}
+
+uint8_t cm_request_kind(uint8_t verb)
+{
+    switch (verb) {
+    case CM_REQUEST_READ:
+    case CM_REQUEST_RECEIVE:
+        return CM_OP_READ;
+    case CM_REQUEST_WRITE:
+    case CM_REQUEST_WRITE_FULL:
+    case CM_REQUEST_SEND:
+        return CM_OP_WRITE;
+    case CM_REQUEST_STAT:
+        return CM_OP_STAT;
+    case CM_REQUEST_REMOVE:
+        return CM_OP_REMOVE;
+    default:
+        return CM_OP_OTHER;
+    }
+}
+
+unsigned cm_engine_kinds_used(const struct cm_engine_result *result)
+{
+    unsigned used = 0;
+    for (int kind = 0; kind < CM_OP_KINDS; kind++)
+        if (result->kinds[kind].latency)
+            used++;
+    return used;
+}
+
 const char *cm_stop_reason_name(int reason)
 {
     static const char *const names[] = {"none", "time",    "ops",       "bytes",
@@ -388,6 +425,33 @@ static void close_partial_second(struct cm_engine *engine)
     close_second_of(engine, end, end - second_start);
 }
 
+/* The share of the op's kind in the result; its histogram is made on the kind's first
+ * completion (on the loop thread), so a run of one kind pays for one. NULL only when out of
+ * memory, and then the op counts in the total alone. */
+static struct cm_engine_kind *kind_of(struct cm_engine_result *result, const struct cm_op *op)
+{
+    struct cm_engine_kind *kind = &result->kinds[op->kind < CM_OP_KINDS ? op->kind : CM_OP_OTHER];
+    if (!kind->latency && !(kind->latency = cm_hist_new()))
+        return NULL;
+    return kind;
+}
+
+/* The op's place in the current second's figures. */
+static void account_second_op(struct cm_engine *engine, const struct cm_op *op, uint64_t latency)
+{
+    cm_hist_record(engine->second_hist, latency);
+    engine->second_ops++;
+    engine->second_bytes += op->length;
+    if (op->kind == CM_OP_READ) {
+        engine->second_read_ops++;
+        engine->second_read_bytes += op->length;
+    } else if (op->kind == CM_OP_WRITE) {
+        engine->second_write_ops++;
+        engine->second_write_bytes += op->length;
+    }
+    engine->second_last_latency_s = ns_to_s(latency);
+}
+
 static void account(struct cm_engine *engine, struct cm_op *op)
 {
     struct cm_engine_result *result = engine->result;
@@ -407,40 +471,32 @@ static void account(struct cm_engine *engine, struct cm_op *op)
     if (op->end_ns > engine->last_completion_ns)
         engine->last_completion_ns = op->end_ns;
     uint64_t latency = op->end_ns - op->intended_ns;
-    bool counted = cm_engine_counted(op);
+    struct cm_engine_kind *kind = kind_of(result, op);
     if (op->result < 0) {
         result->errors++;
         engine->second_errors++;
+        if (kind)
+            kind->errors++;
         if (!result->first_error)
             result->first_error = (int)op->result;
         return;
     }
     if (op->verify_failed)
         result->verify_failures++;
-    cm_hist_record(engine->second_hist, latency);
-    engine->second_ops++;
-    engine->second_bytes += op->length;
-    if (op->kind == CM_OP_READ) {
-        engine->second_read_ops++;
-        engine->second_read_bytes += op->length;
-    } else if (op->kind == CM_OP_WRITE) {
-        engine->second_write_ops++;
-        engine->second_write_bytes += op->length;
-    }
-    engine->second_last_latency_s = ns_to_s(latency);
+    account_second_op(engine, op, latency);
     engine->total_bytes_all += op->length;
     engine->total_latency_s_all += ns_to_s(latency);
     engine->total_ok_all++;
-    if (!counted)
+    if (!cm_engine_counted(op))
         return;
     result->ops++;
     result->bytes += op->length;
-    result->ops_by_kind[op->kind < CM_OP_KINDS ? op->kind : CM_OP_OTHER]++;
     cm_hist_record(result->latency, latency);
-    if (op->kind == CM_OP_READ)
-        cm_hist_record(result->latency_read, latency);
-    else if (op->kind == CM_OP_WRITE)
-        cm_hist_record(result->latency_write, latency);
+    if (kind) {
+        kind->ops++;
+        kind->bytes += op->length;
+        cm_hist_record(kind->latency, latency);
+    }
     if (result->latency_uncorrected)
         cm_hist_record(result->latency_uncorrected, op->end_ns - op->start_ns);
 }
@@ -682,13 +738,14 @@ static struct cm_engine *engine_new(const struct cm_engine_config *config,
     engine->second_hist = cm_hist_new();
     result->steady.latency = cm_hist_new();
     result->latency = cm_hist_new();
-    result->latency_read = cm_hist_new();
-    result->latency_write = cm_hist_new();
+    for (int kind = 0; kind < CM_OP_KINDS; kind++) {
+        const char *name = ops->kind_names ? ops->kind_names[kind] : NULL;
+        result->kinds[kind].name = name ? name : cm_op_kind_name(kind);
+    }
     if (config->rate > 0)
         result->latency_uncorrected = cm_hist_new();
     if (engine->wake_fd < 0 || !engine->slots || !engine->free_slots || !engine->resting ||
         !engine->second_hist || !result->steady.latency || !result->latency ||
-        !result->latency_read || !result->latency_write ||
         (config->rate > 0 && !result->latency_uncorrected)) {
         if (engine->wake_fd >= 0)
             close(engine->wake_fd);
@@ -840,6 +897,8 @@ static void engine_summarize(struct cm_engine *engine, const struct rusage *usag
     uint64_t from = engine->warmup_end_ns < end ? engine->warmup_end_ns : end;
     result->elapsed_s = ns_to_s(end - from);
     result->started = engine->started;
+    result->latency_read = result->kinds[CM_OP_READ].latency;
+    result->latency_write = result->kinds[CM_OP_WRITE].latency;
     if (engine->stop_at_ns != UINT64_MAX)
         result->stopped_after_s = ns_to_s(engine->stop_at_ns - engine->start_ns);
     /* (ops abandoned in flight count until the partial second's end: bounded by the depth) */
@@ -938,8 +997,10 @@ void cm_engine_result_free(struct cm_engine_result *result)
 {
     cm_hist_free(result->latency);
     cm_hist_free(result->latency_uncorrected);
-    cm_hist_free(result->latency_read);
-    cm_hist_free(result->latency_write);
+    for (int kind = 0; kind < CM_OP_KINDS; kind++) {
+        cm_hist_free(result->kinds[kind].latency);
+        result->kinds[kind].latency = NULL;
+    }
     cm_hist_free(result->steady.latency);
     free(result->series);
     result->steady.latency = NULL;

@@ -33,7 +33,16 @@
  * scripted worker whose function returned); the run ends when every slot is retired. */
 #define CM_TARGET_SLOT_DONE 2
 
-enum cm_op_kind { CM_OP_READ, CM_OP_WRITE, CM_OP_REMOVE, CM_OP_OTHER, CM_OP_KINDS };
+/* What an op does, for the per-kind results (struct cm_engine_kind). OTHER stays last. */
+enum cm_op_kind {
+    CM_OP_READ,
+    CM_OP_WRITE,
+    CM_OP_REMOVE,
+    CM_OP_STAT,
+    CM_OP_LIST,
+    CM_OP_OTHER,
+    CM_OP_KINDS
+};
 
 struct cm_engine;
 
@@ -142,6 +151,10 @@ struct cm_target_ops {
      * for a read that moved fewer bytes than asked (a short read, an HTTP body). */
     int (*submit_request)(void *self, struct cm_op *op, struct cm_request *request);
     void (*complete_request)(void *self, struct cm_op *op, struct cm_request *request);
+    /* Optional: the target's own names of the kinds (CM_OP_KINDS entries, indexed by enum
+     * cm_op_kind; NULL, or a NULL entry, takes the generic name of cm_op_kind_name), so
+     * that results say get/put/head for HTTP and read/write/stat for rados. */
+    const char *const *kind_names;
 };
 
 struct cm_engine_second; /* below */
@@ -219,17 +232,28 @@ struct cm_engine_steady {
     cm_hist *latency; /* the window's completions */
 };
 
+/* One kind of op's share of a run (a mixed phase reports each kind next to the total). */
+struct cm_engine_kind {
+    const char *name; /* the target's name for the kind (kind_names), else the generic one */
+    uint64_t ops;     /* successful ops after warm-up */
+    uint64_t bytes;   /* bytes of those */
+    uint64_t errors;  /* failed ops (whole run) */
+    /* latency of the successful ops after warm-up (as `latency`); made on the kind's first
+     * completion, so NULL for a kind that never completed */
+    cm_hist *latency;
+};
+
 struct cm_engine_result {
-    double elapsed_s;         /* from the end of warm-up to the last completion */
-    uint64_t started;         /* ops started (including warm-up) */
-    uint64_t ops;             /* successful ops after warm-up */
-    uint64_t bytes;           /* bytes of successful ops after warm-up */
-    uint64_t errors;          /* failed ops (whole run) */
-    uint64_t verify_failures; /* reads whose data did not verify (whole run) */
-    uint64_t ops_by_kind[CM_OP_KINDS];
-    int first_error;        /* -errno of the first failed op, 0 if none */
-    bool interrupted;       /* stopped by SIGINT */
-    bool stopped;           /* stopped by on_second returning false */
+    double elapsed_s;                         /* from the end of warm-up to the last completion */
+    uint64_t started;                         /* ops started (including warm-up) */
+    uint64_t ops;                             /* successful ops after warm-up */
+    uint64_t bytes;                           /* bytes of successful ops after warm-up */
+    uint64_t errors;                          /* failed ops (whole run) */
+    uint64_t verify_failures;                 /* reads whose data did not verify (whole run) */
+    struct cm_engine_kind kinds[CM_OP_KINDS]; /* indexed by enum cm_op_kind */
+    int first_error;                          /* -errno of the first failed op, 0 if none */
+    bool interrupted;                         /* stopped by SIGINT */
+    bool stopped;                             /* stopped by on_second returning false */
     bool drained;           /* every in-flight op completed (false: abandoned on timeout) */
     double bandwidth_mib_s; /* bytes / elapsed */
     double iops;            /* ops / elapsed */
@@ -243,11 +267,13 @@ struct cm_engine_result {
     uint64_t ops_all, bytes_all;
     cm_hist *latency;             /* after warm-up; corrected from intended start (open loop) */
     cm_hist *latency_uncorrected; /* open loop only: from the actual start; NULL closed */
-    cm_hist *latency_read;        /* reads only, after warm-up (as `latency`) */
-    cm_hist *latency_write;       /* writes only */
-    uint8_t stop_reason;          /* enum cm_stop_reason */
-    double stopped_after_s;       /* from the start (warm-up included) to the stop */
-    double in_flight_mean;        /* over the run after warm-up, time-weighted */
+    /* views of kinds[CM_OP_READ].latency and kinds[CM_OP_WRITE].latency (NULL when the
+     * kind never completed); not freed on their own */
+    cm_hist *latency_read;
+    cm_hist *latency_write;
+    uint8_t stop_reason;    /* enum cm_stop_reason */
+    double stopped_after_s; /* from the start (warm-up included) to the stop */
+    double in_flight_mean;  /* over the run after warm-up, time-weighted */
     struct cm_engine_steady steady;
     struct cm_engine_second *series;
     size_t series_len;
@@ -288,6 +314,16 @@ void **cm_request_slot_entry(void ***slots, size_t *n, uint32_t index);
 /* The next gap of a Poisson schedule of mean `mean_ns`: exponentially distributed, from
  * the splitmix64 state `*state` (deterministic for a given seed). */
 uint64_t cm_arrival_gap_ns(uint64_t *state, double mean_ns);
+
+/* The generic name of an op kind: "read", "write", "remove", "stat", "list", "other". */
+const char *cm_op_kind_name(int kind);
+
+/* The kind of op a request verb is (enum cm_op_kind): reads and receives read, writes
+ * and sends write, an exchange is other. */
+uint8_t cm_request_kind(uint8_t verb);
+
+/* How many kinds of op completed in a run (at least one success or failure). */
+unsigned cm_engine_kinds_used(const struct cm_engine_result *result);
 
 /* The name of a stop reason ("time", "ops", "bytes", "done", "retired", "interrupt",
  * "callback"; "none"). */

@@ -520,6 +520,31 @@ static void push_pacing(lua_State *L, const struct cm_engine_config *config)
     }
 }
 
+/* result.by_op: each kind's share, keyed by the target's name for it, for a run that did
+ * more than one kind of op (a single-op result stays as it was). */
+static void push_by_op(lua_State *L, const struct cm_engine_result *r)
+{
+    if (cm_engine_kinds_used(r) < 2)
+        return;
+    lua_createtable(L, 0, CM_OP_KINDS);
+    for (int k = 0; k < CM_OP_KINDS; k++) {
+        const struct cm_engine_kind *kind = &r->kinds[k];
+        if (!kind->latency)
+            continue;
+        lua_createtable(L, 0, 6);
+        FIELD_INT("ops", kind->ops);
+        FIELD_INT("bytes", kind->bytes);
+        FIELD_INT("errors", kind->errors);
+        FIELD_NUM("iops", r->elapsed_s > 0 ? (double)kind->ops / r->elapsed_s : 0);
+        FIELD_NUM("bandwidth_mib_s",
+                  r->elapsed_s > 0 ? (double)kind->bytes / 1048576.0 / r->elapsed_s : 0);
+        cm_engine_lua_push_latency(L, kind->latency);
+        lua_setfield(L, -2, "latency");
+        lua_setfield(L, -2, kind->name);
+    }
+    lua_setfield(L, -2, "by_op");
+}
+
 void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
                                const struct cm_engine_config *config)
 {
@@ -569,14 +594,16 @@ void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
         lua_setfield(L, -2, "lat_uncorrected");
     }
     /* per direction, when the run did both (a read/write mix) */
-    if (cm_hist_count(r->latency_read) && cm_hist_count(r->latency_write)) {
+    if (r->latency_read && r->latency_write && cm_hist_count(r->latency_read) &&
+        cm_hist_count(r->latency_write)) {
         cm_engine_lua_push_latency(L, r->latency_read);
         lua_setfield(L, -2, "lat_read");
         cm_engine_lua_push_latency(L, r->latency_write);
         lua_setfield(L, -2, "lat_write");
     }
-    FIELD_INT("reads", r->ops_by_kind[CM_OP_READ]);
-    FIELD_INT("writes", r->ops_by_kind[CM_OP_WRITE]);
+    FIELD_INT("reads", r->kinds[CM_OP_READ].ops);
+    FIELD_INT("writes", r->kinds[CM_OP_WRITE].ops);
+    push_by_op(L, r);
     lua_createtable(L, (int)r->series_len, 0);
     for (size_t i = 0; i < r->series_len; i++) {
         push_second(L, &r->series[i]);

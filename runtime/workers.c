@@ -181,7 +181,7 @@ static void request_accounting(struct cm_op *op, const struct cm_request *reques
         break;
     case CM_REQUEST_STAT:
     default:
-        op->kind = CM_OP_OTHER;
+        op->kind = CM_OP_STAT;
         op->length = 0;
         break;
     }

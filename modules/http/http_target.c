@@ -560,7 +560,9 @@ int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint6
         else
             object = bench->next_object++ % o->objects;
         object += o->first_object;
-        op->kind = o->op == CM_HTTP_GET ? CM_OP_READ : CM_OP_OTHER;
+        op->kind = o->op == CM_HTTP_GET    ? CM_OP_READ
+                   : o->op == CM_HTTP_HEAD ? CM_OP_STAT
+                                           : CM_OP_OTHER;
         break;
     }
     *out = object;
@@ -740,10 +742,7 @@ static int submit_request(void *self, struct cm_op *op, struct cm_request *reque
         return -EIO;
     }
     slot->in_multi = true;
-    op->kind = put                                  ? CM_OP_WRITE
-               : request->verb == CM_REQUEST_READ   ? CM_OP_READ
-               : request->verb == CM_REQUEST_REMOVE ? CM_OP_REMOVE
-                                                    : CM_OP_OTHER;
+    op->kind = put ? CM_OP_WRITE : cm_request_kind(request->verb);
     op->length = put ? request->data_length : 0; /* a GET's length is known at the end */
     return 0;
 }
@@ -859,6 +858,12 @@ static void complete(void *self, struct cm_op *op)
     }
 }
 
+const char *const cm_http_kind_names[CM_OP_KINDS] = {[CM_OP_READ] = "get",
+                                                     [CM_OP_WRITE] = "put",
+                                                     [CM_OP_REMOVE] = "delete",
+                                                     [CM_OP_STAT] = "head",
+                                                     [CM_OP_LIST] = "list"};
+
 const struct cm_target_ops cm_http_target_ops = {
     .version = CM_TARGET_OPS_VERSION,
     .name = "http",
@@ -871,6 +876,7 @@ const struct cm_target_ops cm_http_target_ops = {
     .wait_fd = wait_fd,
     .submit_request = submit_request,
     .complete_request = complete_request,
+    .kind_names = cm_http_kind_names,
 };
 
 static bool prefix_ok(const char *prefix)

@@ -154,6 +154,8 @@ struct cm_http_target {
     size_t n_request_slots;
 };
 
+/* The kinds by their HTTP names (get, put, delete, head, list), for both transports. */
+extern const char *const cm_http_kind_names[CM_OP_KINDS];
 extern const struct cm_target_ops cm_http_target_ops; /* over curl multi */
 extern const struct cm_target_ops cm_http_wire_ops;   /* over the native client */
 

@@ -1139,10 +1139,7 @@ static int submit_request(void *self, struct cm_op *op, struct cm_request *reque
                      request->name);
         return rc;
     }
-    op->kind = slot->put                            ? CM_OP_WRITE
-               : request->verb == CM_REQUEST_READ   ? CM_OP_READ
-               : request->verb == CM_REQUEST_REMOVE ? CM_OP_REMOVE
-                                                    : CM_OP_OTHER;
+    op->kind = slot->put ? CM_OP_WRITE : cm_request_kind(request->verb);
     op->length = slot->length; /* a GET's length is known at the end */
     /* the body grows into the slot's buffer, kept from one request to the next */
     cm_http_answer_start(&slot->answer, request->verb == CM_REQUEST_STAT, slot->buffer,
@@ -1264,4 +1261,5 @@ const struct cm_target_ops cm_http_wire_ops = {
     .cancel_block = cancel_block,
     .submit_request = submit_request,
     .complete_request = complete_request,
+    .kind_names = cm_http_kind_names,
 };

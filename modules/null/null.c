@@ -13,6 +13,7 @@ struct null_options {
     double delay, delay_max;
     int64_t seed;
     int64_t work;
+    int mix; /* stack index of the mix table, 0 when absent */
 };
 
 #define NULL_OPTION(field) offsetof(struct null_options, field)
@@ -24,19 +25,35 @@ static const struct cm_option null_options[] = {
      "each op completes after this long (the low end with delay_max)"},
     {"delay_max", CM_OPTION_DURATION, NULL_OPTION(delay_max), "0", 0, 0, NULL, CM_OPTION_NO_RESULT,
      "above delay: a uniform random delay between the two"},
+    {"mix", CM_OPTION_TABLE, NULL_OPTION(mix), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "ratios of op kinds with no object behind them, e.g. {read = 60, write = 30, stat = 5, "
+     "remove = 5}: the engine's ceiling with a mix"},
     {"seed", CM_OPTION_INTEGER, NULL_OPTION(seed), "1", 0, INT64_MAX, NULL, CM_OPTION_NO_RESULT,
-     "seed of the random delays"},
+     "seed of the random delays and of the mix's draws"},
     {"work", CM_OPTION_INTEGER, NULL_OPTION(work), "0", 0, INT64_MAX, NULL, CM_OPTION_NO_RESULT,
      "the target has work for this many ops, then says it is done, as a seq read over a short "
      "write run does (0: no end)"},
     {NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL},
 };
 
+/* The kinds a null mix offers. */
+static const char *const null_mix_names[CM_OP_KINDS] = {[CM_OP_READ] = "read",
+                                                        [CM_OP_WRITE] = "write",
+                                                        [CM_OP_REMOVE] = "remove",
+                                                        [CM_OP_STAT] = "stat"};
+
+struct null_state {
+    struct cm_mix mix;
+};
+
 static void null_prepare(struct cm_bench *b)
 {
     const struct null_options *o = b->options;
+    struct null_state *state = b->state;
     if (o->delay_max > 0 && o->delay_max < o->delay)
         luaL_error(b->L, "null.bench: delay_max must not be below delay");
+    if (o->mix)
+        cm_lua_check_mix(b->L, o->mix, "null.bench", null_mix_names, &state->mix);
 }
 
 static void null_open(struct cm_bench *b)
@@ -48,6 +65,7 @@ static void null_open(struct cm_bench *b)
         .block_size = o->block_size,
         .seed = (uint64_t)o->seed,
         .work = (uint64_t)o->work,
+        .mix = ((const struct null_state *)b->state)->mix,
     };
     b->ops = &cm_null_target_ops;
     b->target = cm_null_target_new(&config, b->config.depth);
@@ -71,6 +89,7 @@ const struct cm_bench_def cm_null_bench = {
     .name = "null",
     .options = null_options,
     .options_size = sizeof(struct null_options),
+    .state_size = sizeof(struct null_state),
     .default_seconds = 10,
     .prepare = null_prepare,
     .open = null_open,

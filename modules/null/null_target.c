@@ -13,6 +13,7 @@ struct pending {
 struct cm_null_target {
     struct cm_null_config config;
     uint64_t rng;
+    uint64_t mix_rng;
     uint64_t submitted;
     struct pending *heap;
     size_t heap_len, heap_cap;
@@ -60,6 +61,11 @@ static int null_submit(void *self, struct cm_op *op)
     t->submitted++;
     op->kind = CM_OP_OTHER;
     op->length = t->config.block_size;
+    if (t->config.mix.total) {
+        op->kind = cm_mix_pick(&t->config.mix, &t->mix_rng);
+        if (op->kind != CM_OP_READ && op->kind != CM_OP_WRITE)
+            op->length = 0;
+    }
     uint64_t delay = t->config.delay_ns;
     if (t->config.delay_max_ns > delay)
         delay += cm_splitmix64(&t->rng) % (t->config.delay_max_ns - delay + 1);
@@ -101,6 +107,7 @@ struct cm_null_target *cm_null_target_new(const struct cm_null_config *config, u
         return NULL;
     t->config = *config;
     t->rng = config->seed ? config->seed : 1;
+    t->mix_rng = t->rng;
     t->heap_cap = depth;
     t->heap = calloc(depth ? depth : 1, sizeof *t->heap);
     if (!t->heap) {

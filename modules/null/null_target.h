@@ -1,10 +1,11 @@
 /* The null target: ops that move no data and complete after a configurable delay (fixed,
- * uniform random or none). It measures the engine itself and lets engine tests run
- * without a cluster; it does not stand in for Ceph. */
+ * uniform random or none), of one kind or of a mix of kinds with no object behind them. It measures
+ * the engine itself and lets engine tests run without a cluster; it does not stand in for Ceph. */
 #ifndef CEPHMARK_NULL_TARGET_H
 #define CEPHMARK_NULL_TARGET_H
 
 #include "engine.h"
+#include "mix.h"
 
 struct cm_null_target;
 
@@ -15,6 +16,10 @@ struct cm_null_config {
     uint64_t seed;
     uint64_t work; /* > 0: the target has this many ops of work, then says it is done (as a
                     * seq read over a short write run) */
+    /* total > 0: each op's kind is drawn from these ratios (reads and writes move
+     * block_size bytes, the other kinds none), from its own generator seeded by `seed`;
+     * total 0: every op is of kind other and moves block_size bytes */
+    struct cm_mix mix;
 };
 
 extern const struct cm_target_ops cm_null_target_ops;

@@ -384,7 +384,7 @@ static int bench_submit_request(void *self, struct cm_op *op, struct cm_request 
                             request->length, request->offset);
         break;
     case CM_REQUEST_STAT:
-        op->kind = CM_OP_OTHER;
+        op->kind = CM_OP_STAT;
         op->length = 0;
         rc = rados_aio_stat(bench->io, request->name, slot->completion, &slot->size, &slot->mtime);
         break;

@@ -1,6 +1,7 @@
 -- Results on disk: a folder with results.json and results.yaml, phases.csv (one summary
--- row per phase), series.csv (one row per second per phase) and percentiles.csv (the
--- latency percentiles of each phase); for scenarios also params.yaml (reusable with
+-- row per phase), series.csv (one row per second per phase), percentiles.csv (the
+-- latency percentiles of each phase) and, when a phase mixed kinds of op, operations.csv
+-- (one row per phase and kind: result.by_op); for scenarios also params.yaml (reusable with
 -- --params), params.csv, pools.csv and comparison.csv, and report.html (cmd/report.lua).
 -- Rewritten files are written atomically (a temporary file renamed into place), so a
 -- reader never sees half a file.
@@ -44,7 +45,7 @@ end
 
 -- Every file a results folder may get, for check_dir.
 M.FILES = { "results.json", "results.yaml", "params.yaml", "params.csv", "pools.csv", "comparison.csv",
-  "phases.csv", "series.csv", "percentiles.csv", "report.html" }
+  "phases.csv", "series.csv", "percentiles.csv", "operations.csv", "report.html" }
 
 -- check_dir(dir, option [, command]): before a run starts, a one-line refusal (exit 2) if
 -- its results could not be written into dir as asked: dir is not a folder, or a file it
@@ -255,11 +256,52 @@ function M.percentiles_csv(phases)
   return M.csv(html.percentile_csv_columns, html.percentile_rows(phases))
 end
 
--- The per-phase tables every results folder has: phases.csv, series.csv, percentiles.csv.
+-- by_op_names(result) -> the names of result.by_op in order (reads, writes, then the rest
+-- by name), or an empty list when the phase ran one kind of op.
+local op_order = { read = 1, get = 1, write = 2, put = 2 }
+function M.by_op_names(result)
+  local names = {}
+  if type(result) ~= "table" or type(result.by_op) ~= "table" then return names end
+  for name in pairs(result.by_op) do names[#names + 1] = name end
+  table.sort(names, function(a, b)
+    local ra, rb = op_order[a] or 3, op_order[b] or 3
+    if ra ~= rb then return ra < rb end
+    return a < b
+  end)
+  return names
+end
+
+M.operations_columns = { "phase_index", "phase", "label", "op", "ops", "bytes", "errors", "iops",
+  "bandwidth_mib_s", "lat_avg", "lat_p50", "lat_p90", "lat_p99", "lat_p99_9", "lat_max" }
+
+-- operations_rows(phases) -> rows for operations.csv: one per phase and kind of op of the
+-- phases that mixed kinds (result.by_op).
+function M.operations_rows(phases)
+  local rows = {}
+  for _, phase in ipairs(phases) do
+    local result = phase.result
+    for _, name in ipairs(M.by_op_names(result)) do
+      local op = result.by_op[name]
+      local row = { phase_index = phase.index, phase = phase.name, label = phase.label, op = name }
+      for i = 5, #M.operations_columns do
+        local column = M.operations_columns[i]
+        local lat = column:match("^lat_(.*)$")
+        if lat then row[column] = (op.latency or {})[lat] else row[column] = op[column] end
+      end
+      rows[#rows + 1] = row
+    end
+  end
+  return rows
+end
+
+-- The per-phase tables every results folder has: phases.csv, series.csv, percentiles.csv,
+-- and operations.csv when a phase mixed kinds of op.
 function M.write_csv_tables(dir, phases)
   write(dir .. "/phases.csv", M.phases_csv(phases))
   write(dir .. "/series.csv", M.series_csv(phases))
   write(dir .. "/percentiles.csv", M.percentiles_csv(phases))
+  local operations = M.operations_rows(phases)
+  if #operations > 0 then write(dir .. "/operations.csv", M.csv(M.operations_columns, operations)) end
 end
 
 -- params.csv: name, value as given, where it came from (default, -p, --params).

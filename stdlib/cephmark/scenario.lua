@@ -964,6 +964,22 @@ local function steady_line(record, result)
     format_latency(lat.p99), steady.in_flight_mean or 0, result.threads or 0)
 end
 
+-- A phase that mixed kinds of op: a small table of them under its summary, one line per
+-- kind (result.by_op), e.g. `    read      602 ops   120.4 IOPS    0.47 MiB/s  p50 1.2 ms
+-- p99 4.1 ms`. An empty list for a phase of one kind.
+local function by_op_lines(result)
+  local lines = {}
+  if not is_bench_result(result) then return lines end
+  for _, name in ipairs(results.by_op_names(result)) do
+    local op = result.by_op[name]
+    local lat = op.latency or {}
+    local errors = (op.errors or 0) > 0 and string.format(", %d errors", op.errors) or ""
+    lines[#lines + 1] = string.format("    %-8s %8d ops %10.1f IOPS %9.2f MiB/s  p50 %s p99 %s%s", name,
+      op.ops or 0, op.iops or 0, op.bandwidth_mib_s or 0, format_latency(lat.p50), format_latency(lat.p99), errors)
+  end
+  return lines
+end
+
 -- The phase's cluster side in one line under its summary: the OSDs' latencies, CPU per op
 -- and the cluster's state, each part for what was read, e.g.
 -- `    osd: op_w 5.48 ms (process 4.91 ms, subop_w 0.86 ms) over 404 ops on 3 OSDs · cpu/op:
@@ -1081,6 +1097,7 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   self.records[#self.records + 1] = record
   printer.summary(result)
   if report ~= "rados-bench" then -- (rados bench's layout as it is)
+    for _, op_line in ipairs(by_op_lines(result)) do say(op_line) end
     local line = steady_line(record, result)
     if line then say(line) end
     line = cluster_line(record, on_cluster and cpu_figures, cluster_state)

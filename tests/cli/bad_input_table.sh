@@ -78,6 +78,10 @@ printf '%s{name="x", order="random", run=function() end}\n' "$scenario" >"$W/rp4
 printf '%s{name="x", repeats=2000, run=function() end}\n' "$scenario" >"$W/rp5.lua"
 printf '%s{seconds=0}\n' "$null" >"$W/n18.lua"
 printf '%s{threads="0x10", ops=1}\n' "$null" >"$W/n19.lua"
+# operation mixes: unknown names, negative ratios, ratios summing to 0
+printf '%s{ops=1, mix={read=1, list=1}}\n' "$null" >"$W/mx1.lua"
+printf '%s{ops=1, mix={read=-5, write=10}}\n' "$null" >"$W/mx2.lua"
+printf '%s{ops=1, mix={read=0, stat=0}}\n' "$null" >"$W/mx3.lua"
 printf 'ratio: .inf\n' >"$W/y11.yaml"
 printf 'seconds: 0\n' >"$W/y12.yaml"
 # errors raised with a value that is not a string: in a plain script, in a scenario's run
