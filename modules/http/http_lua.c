@@ -731,13 +731,13 @@ static void bench_sizes(lua_State *L, int table, uint64_t *min, uint64_t *max)
 struct connection_lua_options {
     int op, transport;
     const char *bucket, *container, *prefix;
-    int buckets, containers, from, multipart, size; /* stack indices of tables, 0: absent */
+    int buckets, containers, from, mix, multipart, size; /* stack indices of tables, 0: absent */
     int64_t first_object, objects, page_size, run_id, spread;
     double give_up;
     bool random, verify;
 };
 
-static const char *const http_ops[] = {"put", "get", "head", "delete", "list", NULL};
+static const char *const http_ops[] = {"put", "get", "head", "delete", "list", "mixed", NULL};
 static const char *const transports[] = {"auto", "curl", "native", NULL};
 
 #define CONNECTION_OPTION(field) offsetof(struct connection_lua_options, field)
@@ -758,6 +758,8 @@ static const struct cm_option connection_options[] = {
     {"give_up", CM_OPTION_DURATION, CONNECTION_OPTION(give_up),
      CM_OPTION_TEXT(CM_HTTP_GIVE_UP_SECONDS), 0, 0, NULL, 0,
      "end the run when no request succeeded for this long (a gateway that stays down)"},
+    {"mix", CM_OPTION_TABLE, CONNECTION_OPTION(mix), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "mixed: ratios of the requests, {get =, put =, head =, list =, delete =}"},
     {"multipart", CM_OPTION_TABLE, CONNECTION_OPTION(multipart), NULL, 0, 0, NULL,
      CM_OPTION_NO_RESULT,
      "put (S3): upload each object in parts, {part_size = \"5M\", parts_in_flight = 4}"},
@@ -937,6 +939,12 @@ static void bench_prepare(struct cm_bench *b)
     bench_from(b, &containers);
     bench_sizes(L, b->table, &options->size_min, &options->size_max);
     bench_multipart(b);
+    if (options->op == CM_HTTP_MIXED && !o->mix)
+        luaL_error(L, "bench: op = \"mixed\" needs mix = {get =, put =, head =, list =, delete =}");
+    if (o->mix && options->op != CM_HTTP_MIXED)
+        luaL_error(L, "bench: mix is for op = \"mixed\", not \"%s\"", http_ops[options->op]);
+    if (o->mix)
+        cm_lua_check_mix(L, o->mix, "bench", cm_http_kind_names, &options->mix);
     if (options->size_max > MAX_OBJECT_SIZE && !options->part_size)
         luaL_error(L, "bench: object size %I is above the 5 GiB a single PUT may carry",
                    (lua_Integer)options->size_max);
@@ -995,7 +1003,7 @@ static void bench_open(struct cm_bench *b)
     struct cm_http_target_options *options = &state->options;
     struct connection *conn = b->object;
     struct cm_engine_config *config = &b->config;
-    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET)
+    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET || options->op == CM_HTTP_MIXED)
         cm_bench_check_memory(b, options->size_max, 0, options->size_max + (1 << 20),
                               options->op == CM_HTTP_PUT ? "PUT bodies" : "GET buffers",
                               "lower threads (concurrency) or the object size");
@@ -1116,7 +1124,9 @@ static void bench_result(struct cm_bench *b)
     cm_result_integer(L, "objects", touched);
     if (options->op == CM_HTTP_PUT)
         cm_result_integer(L, "objects_written", target->put_ok);
-    if (options->op == CM_HTTP_LIST) {
+    if (options->op == CM_HTTP_MIXED)
+        cm_result_integer(L, "misses", target->misses);
+    if (options->op == CM_HTTP_LIST || options->op == CM_HTTP_MIXED) {
         cm_result_integer(L, "names_listed", target->names_listed);
         cm_result_integer(L, "listings", target->listings);
     }

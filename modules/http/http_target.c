@@ -43,8 +43,8 @@ uint64_t cm_http_backoff_next(uint64_t current_ns)
 
 const char *cm_http_target_op_name(enum cm_http_target_op op)
 {
-    static const char *const names[] = {"PUT", "GET", "HEAD", "DELETE", "GET"};
-    return (unsigned)op < 5 ? names[op] : "?";
+    static const char *const names[] = {"PUT", "GET", "HEAD", "DELETE", "GET", "request"};
+    return (unsigned)op < 6 ? names[op] : "?";
 }
 
 uint64_t cm_http_object_size(uint64_t run_id, uint64_t object, uint64_t size_min, uint64_t size_max)
@@ -287,7 +287,7 @@ void cm_http_target_verify(struct cm_http_target *bench, struct cm_op *op,
                            const unsigned char *body, size_t received, size_t length,
                            const char *name)
 {
-    if (bench->options.op != CM_HTTP_GET || op->result < 0 || !bench->options.verify)
+    if (op->kind != CM_OP_READ || op->result < 0 || !bench->options.verify)
         return;
     if (received != length) {
         verify_failed(bench, op, "object %s: %zu bytes came back, %zu were written", name, received,
@@ -301,6 +301,17 @@ void cm_http_target_verify(struct cm_http_target *bench, struct cm_op *op,
 }
 
 /* ---- listing ------------------------------------------------------------------------------ */
+
+size_t cm_http_slot_capacity(const struct cm_http_target_options *options)
+{
+    size_t object = options->size_max ? (size_t)options->size_max : 1;
+    size_t list = cm_http_list_capacity(options->page_size);
+    if (options->op == CM_HTTP_LIST)
+        return list;
+    if (options->op == CM_HTTP_MIXED && options->mix.weight[CM_OP_LIST] && list > object)
+        return list;
+    return object;
+}
 
 size_t cm_http_list_capacity(uint64_t page_size)
 {
@@ -333,7 +344,7 @@ int cm_http_list_next(struct cm_http_target *bench, struct cm_op *op,
     (void)walk;
     if (cm_http_target_stopped(bench))
         return CM_TARGET_DONE;
-    op->kind = CM_OP_OTHER;
+    op->kind = CM_OP_LIST;
     op->length = 0;
     return 0;
 }
@@ -421,7 +432,11 @@ void cm_http_list_page(struct cm_http_target *bench, struct cm_op *op,
                       o->containers[walk->container], received, kept);
     else if (op->result >= 0)
         last = list_names(bench, op, walk, body, kept);
-    if (op->result >= 0 && !op->verify_failed && last) {
+    /* a mixed phase's puts and deletes change the set while it is listed: names are checked,
+     * counts are not */
+    if (op->result >= 0 && !op->verify_failed && last && o->op == CM_HTTP_MIXED) {
+        bench->listings++;
+    } else if (op->result >= 0 && !op->verify_failed && last) {
         uint64_t expected =
             objects_in(o->first_object, o->objects, walk->container, o->n_containers);
         if (walk->seen != expected)
@@ -441,11 +456,105 @@ void cm_http_list_page(struct cm_http_target *bench, struct cm_op *op,
 bool cm_http_target_first_byte(struct cm_http_target *bench, const struct cm_op *op,
                                uint64_t first_byte_ns)
 {
-    if (bench->options.op != CM_HTTP_GET || op->result < 0 || !first_byte_ns ||
-        !cm_engine_counted(op))
+    if (op->kind != CM_OP_READ || op->result < 0 || !first_byte_ns || !cm_engine_counted(op))
         return false;
     cm_hist_record(bench->ttfb, first_byte_ns - op->start_ns);
     return true;
+}
+
+/* ---- mixed operations ----------------------------------------------------------------------- */
+
+enum { OBJECT_LIVE = 1, OBJECT_DELETING = 2, OBJECT_PUTTING = 4, OBJECT_READER = 8 };
+
+enum cm_http_target_op cm_http_mixed_pick(struct cm_http_target *bench, struct cm_op *op)
+{
+    static const enum cm_http_target_op requests[CM_OP_KINDS] = {
+        [CM_OP_READ] = CM_HTTP_GET,  [CM_OP_WRITE] = CM_HTTP_PUT, [CM_OP_REMOVE] = CM_HTTP_DELETE,
+        [CM_OP_STAT] = CM_HTTP_HEAD, [CM_OP_LIST] = CM_HTTP_LIST, [CM_OP_OTHER] = CM_HTTP_GET};
+    op->kind = cm_mix_pick(&bench->options.mix, &bench->rng);
+    return requests[op->kind];
+}
+
+static bool object_free_for(uint16_t state, enum cm_http_target_op request)
+{
+    switch (request) {
+    case CM_HTTP_DELETE:
+        return state == OBJECT_LIVE; /* live, and no other op on it */
+    case CM_HTTP_PUT:
+        return !(state & (OBJECT_DELETING | OBJECT_PUTTING));
+    case CM_HTTP_GET:
+    case CM_HTTP_HEAD:
+    default:
+        return (state & OBJECT_LIVE) && !(state & OBJECT_DELETING) && state < 0xFFF0;
+    }
+}
+
+/* A random object free for the request: a few draws, then a walk from a random place. */
+static bool mixed_object(struct cm_http_target *bench, enum cm_http_target_op request,
+                         uint64_t *index)
+{
+    uint64_t n = bench->options.objects;
+    for (int i = 0; i < 16; i++) {
+        *index = cm_splitmix64(&bench->rng) % n;
+        if (object_free_for(bench->object_states[*index], request))
+            return true;
+    }
+    uint64_t start = cm_splitmix64(&bench->rng) % n;
+    for (uint64_t i = 0; i < n; i++) {
+        *index = (start + i) % n;
+        if (object_free_for(bench->object_states[*index], request))
+            return true;
+    }
+    return false;
+}
+
+int cm_http_mixed_next(struct cm_http_target *bench, struct cm_op *op,
+                       enum cm_http_target_op request, uint64_t *out, size_t *length, char *name,
+                       size_t name_size)
+{
+    const struct cm_http_target_options *o = &bench->options;
+    uint64_t index;
+    if (cm_http_target_stopped(bench))
+        return CM_TARGET_DONE;
+    if (!mixed_object(bench, request, &index)) {
+        /* nothing live is free: make an object (again) instead */
+        if (request == CM_HTTP_PUT || !mixed_object(bench, CM_HTTP_PUT, &index))
+            return CM_TARGET_DONE;
+        request = CM_HTTP_PUT;
+        op->kind = CM_OP_WRITE;
+    }
+    uint16_t *state = &bench->object_states[index];
+    *state = (uint16_t)(*state + (request == CM_HTTP_DELETE ? OBJECT_DELETING
+                                  : request == CM_HTTP_PUT  ? OBJECT_PUTTING
+                                                            : OBJECT_READER));
+    uint64_t object = o->first_object + index;
+    *out = object;
+    *length = (size_t)cm_http_object_size(o->run_id, object, o->size_min, o->size_max);
+    op->length = request == CM_HTTP_PUT || request == CM_HTTP_GET ? *length : 0;
+    snprintf(name, name_size, "%s_%" PRIu64, bench->prefix, object);
+    return 0;
+}
+
+void cm_http_mixed_done(struct cm_http_target *bench, const struct cm_op *op, uint64_t object)
+{
+    uint16_t *state = &bench->object_states[object - bench->options.first_object];
+    switch (op->kind) {
+    case CM_OP_REMOVE:
+        *state &= (uint16_t)~OBJECT_DELETING;
+        if (op->result >= 0 || op->result == -ENOENT)
+            *state &= (uint16_t)~OBJECT_LIVE;
+        break;
+    case CM_OP_WRITE:
+        *state &= (uint16_t)~OBJECT_PUTTING;
+        if (op->result >= 0)
+            *state |= OBJECT_LIVE;
+        break;
+    default:
+        *state = (uint16_t)(*state - OBJECT_READER);
+        if (op->result == -ENOENT)
+            bench->misses++;
+        break;
+    }
 }
 
 /* ---- the target --------------------------------------------------------------------------- */
@@ -463,10 +572,8 @@ static int slot_init(void *self, struct cm_op *op)
     op->target_slot = slot;
     enum cm_http_target_op kind = bench->options.op;
     slot->walk.container = (unsigned)(op->slot % bench->options.n_containers);
-    if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET || kind == CM_HTTP_LIST) {
-        slot->capacity = kind == CM_HTTP_LIST      ? cm_http_list_capacity(bench->options.page_size)
-                         : bench->options.size_max ? (size_t)bench->options.size_max
-                                                   : 1;
+    if (kind != CM_HTTP_HEAD && kind != CM_HTTP_DELETE) {
+        slot->capacity = cm_http_slot_capacity(&bench->options);
         slot->buffer = malloc(slot->capacity);
     }
     slot->easy = curl_easy_init();
@@ -950,7 +1057,7 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
             return -EINVAL;
         }
     }
-    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET) {
+    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET || options->op == CM_HTTP_MIXED) {
         bench->payload =
             cm_payload_new(options->run_id, options->size_max ? (size_t)options->size_max : 1);
         if (!bench->payload)
@@ -971,6 +1078,17 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
     if (options->transport == CM_HTTP_NATIVE && !native_ok) {
         snprintf(error, error_size, "transport \"native\" cannot serve this endpoint: %s", why);
         return -EINVAL;
+    }
+    if (options->op == CM_HTTP_MIXED && (options->transport == CM_HTTP_CURL || !native_ok)) {
+        snprintf(error, error_size, "op \"mixed\" runs over the native transport (plain http://)");
+        return -EINVAL;
+    }
+    if (options->op == CM_HTTP_MIXED) {
+        bench->object_states = malloc(options->objects * sizeof *bench->object_states);
+        if (!bench->object_states)
+            goto oom;
+        for (uint64_t i = 0; i < options->objects; i++)
+            bench->object_states[i] = OBJECT_LIVE;
     }
     if (options->part_size &&
         (client->api != CM_HTTP_S3 || options->transport == CM_HTTP_CURL || !native_ok)) {
@@ -1078,4 +1196,6 @@ void cm_http_target_fini(struct cm_http_target *bench)
     bench->curl_ttfb = bench->curl_total = NULL;
     free(bench->containers);
     bench->containers = NULL;
+    free(bench->object_states);
+    bench->object_states = NULL;
 }

@@ -26,13 +26,21 @@
 #include "engine.h"
 #include "hist.h"
 #include "http_client.h"
+#include "mix.h"
 #include "payload.h"
 
 #include "curl_api.h"
 #include <stdbool.h>
 #include <stdint.h>
 
-enum cm_http_target_op { CM_HTTP_PUT, CM_HTTP_GET, CM_HTTP_HEAD, CM_HTTP_DELETE, CM_HTTP_LIST };
+enum cm_http_target_op {
+    CM_HTTP_PUT,
+    CM_HTTP_GET,
+    CM_HTTP_HEAD,
+    CM_HTTP_DELETE,
+    CM_HTTP_LIST,
+    CM_HTTP_MIXED /* each op drawn from `mix` */
+};
 
 /* Which HTTP stack carries the requests. AUTO: native when the endpoint allows it (http://),
  * else curl. */
@@ -68,6 +76,7 @@ struct cm_http_target_options {
      * parts_in_flight parts of an object sent at once (native transport, S3 only) */
     uint64_t part_size;
     unsigned parts_in_flight;
+    struct cm_mix mix; /* MIXED: ratios by kind (get, put, head, list, delete) */
 };
 
 #define CM_HTTP_PARTS_MAX           10000 /* S3's most parts per upload */
@@ -126,6 +135,10 @@ struct cm_http_target {
     uint64_t parts_sent;      /* multipart: parts that the gateway took */
     uint64_t uploads_aborted; /* multipart: failed uploads, aborted */
     uint64_t uploads_left;    /* multipart: failed uploads whose abort failed too */
+    /* MIXED: the live-object set, one entry per object (first_object + index): live, being
+     * deleted, being put, and GETs or HEADs in flight; GETs and HEADs that found no object */
+    uint16_t *object_states;
+    uint64_t misses;
     /* multipart: the gateway refused the part size (EntityTooSmall); the run stopped */
     bool part_size_refused;
     char refusal[900]; /* the gateway's answer that refused it, as a sentence */
@@ -215,6 +228,9 @@ int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint6
  * percent-encoded), as SigV4 signs it and as it is sent. 0 or -ENAMETOOLONG. */
 int cm_http_list_query(const struct cm_http_target *bench, const struct cm_http_list_walk *walk,
                        char *out, size_t size);
+/* The bytes of a slot's buffer: an object's (PUT bodies, GET answers), a list page's, or the
+ * larger of the two for a mix with lists. */
+size_t cm_http_slot_capacity(const struct cm_http_target_options *options);
 /* LIST: the bytes a slot keeps of a page's answer. */
 size_t cm_http_list_capacity(uint64_t page_size);
 /* LIST: sets up the slot's next op (op->kind and length); CM_TARGET_DONE as
@@ -229,6 +245,21 @@ int cm_http_list_next(struct cm_http_target *bench, struct cm_op *op,
 void cm_http_list_page(struct cm_http_target *bench, struct cm_op *op,
                        struct cm_http_list_walk *walk, const char *body, size_t received,
                        size_t kept);
+
+/* MIXED: draws the next op's request from the mix (sets op->kind): PUT, GET, HEAD, DELETE or
+ * LIST. */
+enum cm_http_target_op cm_http_mixed_pick(struct cm_http_target *bench, struct cm_op *op);
+/* MIXED: the object of a PUT, GET, HEAD or DELETE, chosen so that the live set stays
+ * consistent: GETs and HEADs only of live objects no op of this run is deleting, DELETEs
+ * only of live objects nothing else is using, PUTs of objects no one deletes or puts (live:
+ * overwritten with the same payload; deleted: made again). Its size and name as
+ * cm_http_target_next_op; CM_TARGET_DONE when no object is free for it. */
+int cm_http_mixed_next(struct cm_http_target *bench, struct cm_op *op,
+                       enum cm_http_target_op request, uint64_t *out, size_t *length, char *name,
+                       size_t name_size);
+/* MIXED, from a transport's complete hook: the op on `object` is over (live set updated;
+ * a GET or HEAD that found no object is a miss). */
+void cm_http_mixed_done(struct cm_http_target *bench, const struct cm_op *op, uint64_t object);
 
 /* After a refused connect a slot waits before its next attempt: 100 ms, doubling up to
  * 1.6 s, reset by a connect that succeeds (both transports). Returns the next wait. */

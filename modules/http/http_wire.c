@@ -85,6 +85,7 @@ struct wire_slot {
     struct wire_upload *upload;
     struct wire_slot *owner;
     unsigned part_number; /* a part slot: the part it carries */
+    uint64_t object;      /* the object of the op (mixed: for the live set) */
 
     /* requests chosen by the caller (submit_request): the answer's body grows in
      * answer.body (the slot's), its headers and a failure's sentence are kept */
@@ -886,10 +887,8 @@ static int slot_init(void *self, struct cm_op *op)
     slot->fd = -1;
     enum cm_http_target_op kind = bench->options.op;
     slot->walk.container = (unsigned)(op->slot % bench->options.n_containers);
-    if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET || kind == CM_HTTP_LIST) {
-        slot->capacity = kind == CM_HTTP_LIST      ? cm_http_list_capacity(bench->options.page_size)
-                         : bench->options.size_max ? (size_t)bench->options.size_max
-                                                   : 1;
+    if (kind != CM_HTTP_HEAD && kind != CM_HTTP_DELETE) {
+        slot->capacity = cm_http_slot_capacity(&bench->options);
         slot->buffer = malloc(slot->capacity);
         if (!slot->buffer) {
             free(slot);
@@ -1031,27 +1030,35 @@ static int submit(void *self, struct cm_op *op)
     struct cm_http_wire *wire = bench->wire;
     struct wire_slot *slot = op->target_slot;
     const struct cm_http_target_options *o = &bench->options;
-    if (o->op == CM_HTTP_LIST)
+    enum cm_http_target_op request = o->op;
+    if (request == CM_HTTP_MIXED)
+        request = cm_http_mixed_pick(bench, op);
+    if (request == CM_HTTP_LIST)
         return submit_list(bench, op, slot);
     uint64_t object;
-    if (cm_http_target_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
-        CM_TARGET_DONE)
+    int rc = o->op == CM_HTTP_MIXED ? cm_http_mixed_next(bench, op, request, &object, &slot->length,
+                                                         slot->name, sizeof slot->name)
+                                    : cm_http_target_next_op(bench, op, &object, &slot->length,
+                                                             slot->name, sizeof slot->name);
+    if (rc == CM_TARGET_DONE)
         return CM_TARGET_DONE;
     if (slot->upload)
         return submit_upload(bench, op, slot, object);
+    request = op->kind == CM_OP_WRITE ? CM_HTTP_PUT : request; /* mixed: may have become a put */
+    slot->object = object;
     wire->now_ns = op->start_ns;
     refresh_token(wire);
     slot->generation = bench->headers_generation;
-    slot->put = o->op == CM_HTTP_PUT;
+    slot->put = request == CM_HTTP_PUT;
     slot->body = slot->buffer;
-    int rc = build_request(slot, cm_http_target_op_name(o->op),
-                           bench->containers[object % o->n_containers], "");
+    rc = build_request(slot, cm_http_target_op_name(request),
+                       bench->containers[object % o->n_containers], "");
     if (rc < 0)
         return rc;
-    if (o->op == CM_HTTP_PUT)
+    if (slot->put)
         cm_payload_fill(bench->payload, slot->buffer, slot->length, slot->name, 0, op->sequence,
                         o->run_id);
-    cm_http_answer_start(&slot->answer, o->op == CM_HTTP_HEAD, slot->buffer, slot->capacity);
+    cm_http_answer_start(&slot->answer, request == CM_HTTP_HEAD, slot->buffer, slot->capacity);
     start_request(slot);
     return 0;
 }
@@ -1237,12 +1244,14 @@ static void complete(void *self, struct cm_op *op)
 {
     struct cm_http_target *bench = self;
     struct wire_slot *slot = op->target_slot;
-    if (bench->options.op == CM_HTTP_LIST) {
+    if (op->kind == CM_OP_LIST) {
         size_t received = slot->answer.received;
         cm_http_list_page(bench, op, &slot->walk, (const char *)slot->buffer, received,
                           received < slot->capacity ? received : slot->capacity);
         return;
     }
+    if (bench->options.op == CM_HTTP_MIXED)
+        cm_http_mixed_done(bench, op, slot->object);
     cm_http_target_verify(self, op, slot->buffer, slot->answer.received, slot->length, slot->name);
     cm_http_target_first_byte(self, op, slot->first_byte_ns);
 }

@@ -93,13 +93,48 @@ local function multipart(conn)
   t.eq(conn:delete_bucket(B), true, "multipart: bucket removed")
 end
 
+-- op = "mixed": the 30/30/30/5/5 mix over four containers, per-op results, no GET or HEAD
+-- of an object the phase deleted (misses), even when deletes take most of the set
+local function mixed(api, conn)
+  local put = conn:bench { op = "put", objects = 200, size = { "1K", "8K" }, threads = 8, spread = 4 }
+  local mix = conn:bench { op = "mixed", from = put, ops = 400, threads = 8, page_size = 50,
+    mix = { get = 30, put = 30, list = 30, head = 5, delete = 5 } }
+  t.eq(mix.ops, 400, api .. " mixed: 400 ops")
+  t.eq(mix.errors, 0, api .. " mixed: no errors")
+  t.eq(mix.misses, 0, api .. " mixed: no GET or HEAD of a deleted object")
+  t.eq(mix.verify_failures, 0, api .. " mixed: GETs and listings verify")
+  local sum = 0
+  for _, name in ipairs { "get", "put", "list", "head", "delete" } do
+    local kind = mix.by_op and mix.by_op[name]
+    t.ok(kind and kind.ops > 0 and kind.latency.p50 > 0, api .. " mixed: per-op result of " .. name)
+    sum = sum + (kind and kind.ops or 0)
+  end
+  t.eq(sum, mix.ops, api .. " mixed: the kinds add up to the total")
+  -- a fresh set (the mix above deleted some of the first): deletes take most of it
+  local fresh = conn:bench { op = "put", containers = put.containers, objects = 100, size = "1K", threads = 8,
+    prefix = "fresh" }
+  local deletes = conn:bench { op = "mixed", from = fresh, ops = 150, threads = 8,
+    mix = { get = 45, head = 10, delete = 45 } }
+  t.eq(deletes.errors, 0, api .. " delete-heavy mix: no errors")
+  t.eq(deletes.misses, 0, api .. " delete-heavy mix: no misses")
+  t.raises(function() conn:bench { op = "mixed", from = put, mix = { get = 1, copy = 1 } } end,
+    "mix: unknown operation 'copy' %(expected one of get, put, delete, head, list%)", api .. " mixed: unknown op")
+  conn:bench { op = "delete", from = put, threads = 8 }
+  conn:bench { op = "delete", from = fresh, threads = 8 }
+  for _, name in ipairs(put.containers) do
+    (api == "s3" and conn.delete_bucket or conn.delete_container)(conn, name)
+  end
+end
+
 local s3 <close> = rgw.s3_connect {}
+mixed("s3", s3)
 multipart(s3)
 exercise("s3", s3)
 spread("s3", s3)
 local swift <close> = rgw.swift_connect {}
 exercise("swift", swift)
 spread("swift", swift)
+mixed("swift", swift)
 t.raises(function() swift:bench { op = "put", container = "c", objects = 1, multipart = { part_size = "5M" } } end,
   "Swift's SLO and DLO are not supported", "swift: no multipart")
 return t.done()
