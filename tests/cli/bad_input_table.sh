@@ -69,11 +69,11 @@ s3bench mp6 'op="put", bucket="b", multipart="5M"'
 s3bench ls1 'op="list", bucket="b", objects=1, page_size=0'
 s3bench ls2 'op="list", bucket="b", objects=1, page_size=5000'
 s3bench ls3 'op="list", bucket="b"'
-s3bench mx1 'op="mixed", bucket="b", objects=10, mix={get=-1, put=2}'
-s3bench mx2 'op="mixed", bucket="b", objects=10, mix={get=0, put=0}'
-s3bench mx3 'op="mixed", bucket="b", objects=10, mix={get=1, copy=1}'
-s3bench mx4 'op="mixed", bucket="b", objects=10'
-s3bench mx5 'op="get", bucket="b", objects=10, mix={get=1}'
+s3bench gmx1 'op="mixed", bucket="b", objects=10, mix={get=-1, put=2}'
+s3bench gmx2 'op="mixed", bucket="b", objects=10, mix={get=0, put=0}'
+s3bench gmx3 'op="mixed", bucket="b", objects=10, mix={get=1, copy=1}'
+s3bench gmx4 'op="mixed", bucket="b", objects=10'
+s3bench gmx5 'op="get", bucket="b", objects=10, mix={get=1}'
 printf '%s{name="x", params={r=require("cephmark").number(1e309)}, run=function() end}\n' "$scenario" >"$W/n17.lua"
 # repetitions: the scenario's repeats and order fields, checked where it is defined
 printf '%s{name="x", repeats=0, run=function() end}\n' "$scenario" >"$W/rp1.lua"
