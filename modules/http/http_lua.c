@@ -315,44 +315,82 @@ static int add_lines(lua_State *L, const char *text, size_t length, char *last, 
     return added;
 }
 
+/* The query of a listing page: S3's ListObjectsV2 (parameters sorted: SigV4 wants them so,
+ * and libcurl 7.88 signs them as given) or Swift's marker and prefix; the account's
+ * bucket list (S3, no container) has none. */
+static void list_query(const struct connection *conn, const char *container, const char *marker,
+                       const char *prefix, char *query, size_t size)
+{
+    char escaped[3100], escaped_prefix[1100] = "";
+    cm_http_escape(marker, false, escaped, sizeof escaped);
+    if (prefix)
+        cm_http_escape(prefix, false, escaped_prefix, sizeof escaped_prefix);
+    bool more = marker[0] != '\0';
+    if (conn->client.api == CM_HTTP_S3 && !container)
+        query[0] = '\0';
+    else if (conn->client.api == CM_HTTP_S3)
+        snprintf(query, size, "%s%s%slist-type=2%s%s", more ? "continuation-token=" : "", escaped,
+                 more ? "&" : "", prefix ? "&prefix=" : "", escaped_prefix);
+    else
+        snprintf(query, size, "%s%s%s%s%s", more ? "marker=" : "", escaped,
+                 more && prefix ? "&" : "", prefix ? "prefix=" : "", escaped_prefix);
+}
+
+/* Appends an S3 page's names to the array at `list` (buckets' <Name>s, or objects' <Key>s);
+ * true when another page follows, its continuation token in `marker`. */
+static bool add_s3_names(lua_State *L, const char *body, bool buckets, char *marker,
+                         size_t marker_size, int list)
+{
+    const char *at = body;
+    char name[1100];
+    while (at && (at = strstr(at, buckets ? "<Bucket>" : "<Contents>")) &&
+           xml_text(at, buckets ? "Name" : "Key", name, sizeof name, &at)) {
+        lua_pushstring(L, name);
+        lua_rawseti(L, list, (lua_Integer)luaL_len(L, list) + 1);
+    }
+    char truncated[16] = "";
+    xml_text(body, "IsTruncated", truncated, sizeof truncated, NULL);
+    return !buckets && strcmp(truncated, "true") == 0 &&
+           xml_text(body, "NextContinuationToken", marker, marker_size, NULL);
+}
+
+/* Every page of a listing appended to the array at `list`: the account's containers
+ * (`container` NULL) or a container's objects (with an optional prefix). Swift's pages
+ * follow markers until one is empty, S3's object pages follow continuation tokens, S3's
+ * bucket list is one page. 0, or the count of the failure values pushed. */
+static int list_pages(lua_State *L, struct connection *conn, const char *container,
+                      const char *prefix, int list)
+{
+    char marker[1024] = "", query[4400];
+    bool more = true;
+    while (more) {
+        list_query(conn, container, marker, prefix, query, sizeof query);
+        struct cm_http_response response = {0};
+        int n = request(L, conn, "GET", container, NULL, query, NULL, 0, NULL, &response);
+        if (n)
+            return n;
+        if (conn->client.api == CM_HTTP_S3) {
+            more = add_s3_names(L, response.body, !container, marker, sizeof marker, list);
+        } else {
+            lua_pushvalue(L, list);
+            more = add_lines(L, response.body ? response.body : "", response.body_len, marker,
+                             sizeof marker) > 0;
+            lua_pop(L, 1);
+        }
+        cm_http_response_fini(&response);
+    }
+    return 0;
+}
+
 /* conn:list_containers() / conn:list_buckets() -> array of names | nil, message, code */
 static int connection_list_containers(lua_State *L)
 {
     struct connection *conn = check_connection(L, 1);
-    struct cm_http_response response = {0};
     lua_newtable(L);
     int list = lua_gettop(L);
-    if (conn->client.api == CM_HTTP_S3) {
-        int n = request(L, conn, "GET", NULL, NULL, NULL, NULL, 0, NULL, &response);
-        if (n)
-            return n;
-        const char *at = response.body;
-        char name[1024];
-        lua_Integer i = 0;
-        while (at && (at = strstr(at, "<Bucket>")) &&
-               xml_text(at, "Name", name, sizeof name, &at)) {
-            lua_pushstring(L, name);
-            lua_rawseti(L, list, ++i);
-        }
-        cm_http_response_fini(&response);
-        return 1;
-    }
-    char marker[1024] = "", query[3200];
-    for (;;) {
-        char escaped[3100];
-        cm_http_escape(marker, false, escaped, sizeof escaped);
-        snprintf(query, sizeof query, "%s%s", marker[0] ? "marker=" : "", escaped);
-        int n = request(L, conn, "GET", NULL, NULL, query, NULL, 0, NULL, &response);
-        if (n)
-            return n;
-        lua_pushvalue(L, list);
-        int added = add_lines(L, response.body ? response.body : "", response.body_len, marker,
-                              sizeof marker);
-        lua_pop(L, 1);
-        cm_http_response_fini(&response);
-        if (added == 0)
-            break;
-    }
+    int n = list_pages(L, conn, NULL, NULL, list);
+    if (n)
+        return n;
     lua_settop(L, list);
     return 1;
 }
@@ -397,51 +435,11 @@ static int connection_list(lua_State *L)
         cm_lua_check_options(L, 3, "list", known, false);
         prefix = cm_lua_opt_string(L, 3, "prefix", NULL, "list");
     }
-    char escaped_prefix[1100] = "";
-    if (prefix)
-        cm_http_escape(prefix, false, escaped_prefix, sizeof escaped_prefix);
     lua_newtable(L);
     int list = lua_gettop(L);
-    struct cm_http_response response = {0};
-    char marker[1024] = "", escaped[3100], query[4400];
-    lua_Integer count = 0;
-    for (;;) {
-        cm_http_escape(marker, false, escaped, sizeof escaped);
-        if (conn->client.api == CM_HTTP_S3)
-            /* SigV4 wants the query's parameters sorted, and libcurl 7.88 signs them as given */
-            snprintf(query, sizeof query, "%s%s%slist-type=2%s%s",
-                     marker[0] ? "continuation-token=" : "", escaped, marker[0] ? "&" : "",
-                     prefix ? "&prefix=" : "", escaped_prefix);
-        else
-            snprintf(query, sizeof query, "%s%s%s%s%s", marker[0] ? "marker=" : "", escaped,
-                     marker[0] && prefix ? "&" : "", prefix ? "prefix=" : "", escaped_prefix);
-        int n = request(L, conn, "GET", container, NULL, query, NULL, 0, NULL, &response);
-        if (n)
-            return n;
-        if (conn->client.api == CM_HTTP_SWIFT) {
-            lua_pushvalue(L, list);
-            int added = add_lines(L, response.body ? response.body : "", response.body_len, marker,
-                                  sizeof marker);
-            lua_pop(L, 1);
-            cm_http_response_fini(&response);
-            if (added == 0)
-                break;
-            continue;
-        }
-        const char *at = response.body;
-        char key[1100];
-        while (at && (at = strstr(at, "<Contents>")) && xml_text(at, "Key", key, sizeof key, &at)) {
-            lua_pushstring(L, key);
-            lua_rawseti(L, list, ++count);
-        }
-        char truncated[16] = "";
-        xml_text(response.body, "IsTruncated", truncated, sizeof truncated, NULL);
-        bool more = strcmp(truncated, "true") == 0 &&
-                    xml_text(response.body, "NextContinuationToken", marker, sizeof marker, NULL);
-        cm_http_response_fini(&response);
-        if (!more)
-            break;
-    }
+    int n = list_pages(L, conn, container, prefix, list);
+    if (n)
+        return n;
     lua_settop(L, list);
     return 1;
 }
@@ -914,8 +912,10 @@ static void bench_multipart(struct cm_bench *b)
     options->part_size = cm_lua_opt_size(L, o->multipart, "part_size", 5 << 20, "bench: multipart");
     options->parts_in_flight = (unsigned)cm_lua_opt_integer(
         L, o->multipart, "parts_in_flight", 4, 1, CM_HTTP_PARTS_IN_FLIGHT_MAX, "bench: multipart");
-    if (options->part_size == 0)
+    if (options->part_size == 0) {
         luaL_error(L, "bench: multipart: part_size must be at least 1 byte");
+        return; /* not reached: luaL_error raises */
+    }
     uint64_t parts = (options->size_max + options->part_size - 1) / options->part_size;
     if (parts > CM_HTTP_PARTS_MAX)
         luaL_error(L,

@@ -388,8 +388,8 @@ static bool list_names(struct cm_http_target *bench, struct cm_op *op,
                        struct cm_http_list_walk *walk, const char *body, size_t kept)
 {
     const char *at = body, *end = body + kept;
-    uint64_t on_page = 0;
     if (bench->client->api == CM_HTTP_SWIFT) {
+        uint64_t on_page = 0;
         while (at < end) {
             const char *newline = memchr(at, '\n', (size_t)(end - at));
             const char *stop = newline ? newline : end;

@@ -674,8 +674,9 @@ static void upload_fini(struct wire_slot *slot)
         unlink_slot(slot->wire, &upload->part_slots[i]);
         drop_connection(&upload->part_slots[i]);
     }
-    char id[1600], query[1700], error[512];
+    char id[1600];
     if (upload->live && cm_http_escape(upload->id, false, id, sizeof id) == 0) {
+        char query[1700], error[512];
         snprintf(query, sizeof query, "uploadId=%s", id);
         struct cm_http_response response = {0};
         int rc = cm_http_request(bench->client, "DELETE", upload->container_name, slot->name, query,
