@@ -1,4 +1,5 @@
-/* The HTTP target of the op engine: PUT, GET, HEAD or DELETE of benchmark objects on a
+/* The HTTP target of the op engine: PUT (whole, or S3 multipart), GET, HEAD or DELETE of
+ * benchmark objects, pages of container listings (LIST), or a mix of them (MIXED) on a
  * Swift or S3 endpoint (http_client.h), on the engine's own loop thread, over one of two
  * transports: libcurl's multi interface (every endpoint: S3 with SigV4, TLS) or the native
  * HTTP/1.1 keep-alive client of http_wire.c (Swift and S3 over plain http, the default there:

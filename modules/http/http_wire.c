@@ -7,7 +7,9 @@
  * in a closed-loop run the loop waits in that set itself (the target's block hook), in an
  * open-loop run the set is the engine's wait_fd.
  *
- * What it speaks: GET, PUT (with Content-Length), HEAD and DELETE; responses with
+ * What it speaks: GET, PUT (with Content-Length), HEAD, DELETE, and POST for S3 multipart
+ * uploads (an object's slot drives the upload, part slots of their own connections carry
+ * its parts in parallel); queries for listings and uploads; responses with
  * Content-Length, chunked bodies or a body ended by the close; 1xx answers skipped;
  * `Connection: close` and HTTP/1.0 honoured. What it leaves to libcurl: TLS,
  * redirects (a 3xx is counted like any other non-2xx status).
