@@ -18,7 +18,6 @@
 -- deletes both. Needs the admin keyring (radosgw-admin) and S3 credentials (docs/rgw.md).
 
 local cm = require "cephmark"
-local json = require "cephmark.json"
 local params = require "cephmark.params"
 local rgw = require "cephmark.rgw"
 local sys = require "cephmark.sys"
@@ -30,22 +29,11 @@ local TARGETS = {
 -- rgw's own pools of the default zone, shared by both targets
 local INDEX_POOL, EXTRA_POOL = "default.rgw.buckets.index", "default.rgw.buckets.non-ec"
 
--- radosgw-admin against the cluster this run uses (its conf and admin keyring)
+-- radosgw-admin against the cluster this run uses; a failure to run it at all ends the run
 local function admin(args)
-  local defaults = require("cephmark.rados").defaults or {}
-  local argv = { "radosgw-admin" }
-  if defaults.conf then argv[#argv + 1] = "-c"; argv[#argv + 1] = defaults.conf end
-  if defaults.keyring then argv[#argv + 1] = "--keyring"; argv[#argv + 1] = defaults.keyring end
-  argv[#argv + 1] = "-n"
-  argv[#argv + 1] = "client." .. (defaults.id or "admin")
-  for _, a in ipairs(args) do argv[#argv + 1] = a end
-  local result, err = sys.run(argv, { timeout = 60 })
-  if not result then sys.fail("cannot run radosgw-admin: " .. tostring(err)) end
-  if result.status ~= 0 then
-    local line = result.stderr:gsub("%s+$", ""):match("([^\n]*)$")
-    return nil, string.format("radosgw-admin %s failed: %s", table.concat(args, " "), line)
-  end
-  return json.decode(result.stdout ~= "" and result.stdout or "null")
+  local value, err = rgw.admin(args)
+  if value == nil and err and err:match("^cannot run") then sys.fail(err) end
+  return value, err
 end
 
 local function must(value, err)

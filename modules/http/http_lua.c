@@ -315,45 +315,110 @@ static int add_lines(lua_State *L, const char *text, size_t length, char *last, 
     return added;
 }
 
+/* The query of a listing page: S3's ListObjectsV2 (parameters sorted: SigV4 wants them so,
+ * and libcurl 7.88 signs them as given) or Swift's marker and prefix; the account's
+ * bucket list (S3, no container) has none. */
+static void list_query(const struct connection *conn, const char *container, const char *marker,
+                       const char *prefix, char *query, size_t size)
+{
+    char escaped[3100], escaped_prefix[1100] = "";
+    cm_http_escape(marker, false, escaped, sizeof escaped);
+    if (prefix)
+        cm_http_escape(prefix, false, escaped_prefix, sizeof escaped_prefix);
+    bool more = marker[0] != '\0';
+    if (conn->client.api == CM_HTTP_S3 && !container)
+        query[0] = '\0';
+    else if (conn->client.api == CM_HTTP_S3)
+        snprintf(query, size, "%s%s%slist-type=2%s%s", more ? "continuation-token=" : "", escaped,
+                 more ? "&" : "", prefix ? "&prefix=" : "", escaped_prefix);
+    else
+        snprintf(query, size, "%s%s%s%s%s", more ? "marker=" : "", escaped,
+                 more && prefix ? "&" : "", prefix ? "prefix=" : "", escaped_prefix);
+}
+
+/* Appends an S3 page's names to the array at `list` (buckets' <Name>s, or objects' <Key>s);
+ * true when another page follows, its continuation token in `marker`. */
+static bool add_s3_names(lua_State *L, const char *body, bool buckets, char *marker,
+                         size_t marker_size, int list)
+{
+    const char *at = body;
+    char name[1100];
+    while (at && (at = strstr(at, buckets ? "<Bucket>" : "<Contents>")) &&
+           xml_text(at, buckets ? "Name" : "Key", name, sizeof name, &at)) {
+        lua_pushstring(L, name);
+        lua_rawseti(L, list, (lua_Integer)luaL_len(L, list) + 1);
+    }
+    char truncated[16] = "";
+    xml_text(body, "IsTruncated", truncated, sizeof truncated, NULL);
+    return !buckets && strcmp(truncated, "true") == 0 &&
+           xml_text(body, "NextContinuationToken", marker, marker_size, NULL);
+}
+
+/* Every page of a listing appended to the array at `list`: the account's containers
+ * (`container` NULL) or a container's objects (with an optional prefix). Swift's pages
+ * follow markers until one is empty, S3's object pages follow continuation tokens, S3's
+ * bucket list is one page. 0, or the count of the failure values pushed. */
+static int list_pages(lua_State *L, struct connection *conn, const char *container,
+                      const char *prefix, int list)
+{
+    char marker[1024] = "", query[4400];
+    bool more = true;
+    while (more) {
+        list_query(conn, container, marker, prefix, query, sizeof query);
+        struct cm_http_response response = {0};
+        int n = request(L, conn, "GET", container, NULL, query, NULL, 0, NULL, &response);
+        if (n)
+            return n;
+        if (conn->client.api == CM_HTTP_S3) {
+            more = add_s3_names(L, response.body, !container, marker, sizeof marker, list);
+        } else {
+            lua_pushvalue(L, list);
+            more = add_lines(L, response.body ? response.body : "", response.body_len, marker,
+                             sizeof marker) > 0;
+            lua_pop(L, 1);
+        }
+        cm_http_response_fini(&response);
+    }
+    return 0;
+}
+
 /* conn:list_containers() / conn:list_buckets() -> array of names | nil, message, code */
 static int connection_list_containers(lua_State *L)
 {
     struct connection *conn = check_connection(L, 1);
-    struct cm_http_response response = {0};
     lua_newtable(L);
     int list = lua_gettop(L);
-    if (conn->client.api == CM_HTTP_S3) {
-        int n = request(L, conn, "GET", NULL, NULL, NULL, NULL, 0, NULL, &response);
-        if (n)
-            return n;
-        const char *at = response.body;
-        char name[1024];
-        lua_Integer i = 0;
-        while (at && (at = strstr(at, "<Bucket>")) &&
-               xml_text(at, "Name", name, sizeof name, &at)) {
-            lua_pushstring(L, name);
-            lua_rawseti(L, list, ++i);
-        }
-        cm_http_response_fini(&response);
-        return 1;
-    }
-    char marker[1024] = "", query[3200];
-    for (;;) {
-        char escaped[3100];
-        cm_http_escape(marker, false, escaped, sizeof escaped);
-        snprintf(query, sizeof query, "%s%s", marker[0] ? "marker=" : "", escaped);
-        int n = request(L, conn, "GET", NULL, NULL, query, NULL, 0, NULL, &response);
-        if (n)
-            return n;
-        lua_pushvalue(L, list);
-        int added = add_lines(L, response.body ? response.body : "", response.body_len, marker,
-                              sizeof marker);
-        lua_pop(L, 1);
-        cm_http_response_fini(&response);
-        if (added == 0)
-            break;
-    }
+    int n = list_pages(L, conn, NULL, NULL, list);
+    if (n)
+        return n;
     lua_settop(L, list);
+    return 1;
+}
+
+/* conn:list_uploads(bucket) -> array of {key =, upload_id =}: S3's multipart uploads in
+ * progress in the bucket (the first 1000), to see that none were left behind. */
+static int connection_list_uploads(lua_State *L)
+{
+    struct connection *conn = check_connection(L, 1);
+    const char *bucket = check_name(L, 2, container_word(conn));
+    if (conn->client.api != CM_HTTP_S3)
+        return luaL_error(L, "list_uploads: multipart uploads are S3's");
+    struct cm_http_response response = {0};
+    int n = request(L, conn, "GET", bucket, NULL, "uploads=", NULL, 0, NULL, &response);
+    if (n)
+        return n;
+    lua_newtable(L);
+    const char *at = response.body;
+    char key[1100], id[600];
+    lua_Integer i = 0;
+    while (at && (at = strstr(at, "<Upload>")) && xml_text(at, "Key", key, sizeof key, NULL) &&
+           xml_text(at, "UploadId", id, sizeof id, &at)) {
+        lua_createtable(L, 0, 2);
+        cm_result_string(L, "key", key);
+        cm_result_string(L, "upload_id", id);
+        lua_rawseti(L, -2, ++i);
+    }
+    cm_http_response_fini(&response);
     return 1;
 }
 
@@ -370,51 +435,11 @@ static int connection_list(lua_State *L)
         cm_lua_check_options(L, 3, "list", known, false);
         prefix = cm_lua_opt_string(L, 3, "prefix", NULL, "list");
     }
-    char escaped_prefix[1100] = "";
-    if (prefix)
-        cm_http_escape(prefix, false, escaped_prefix, sizeof escaped_prefix);
     lua_newtable(L);
     int list = lua_gettop(L);
-    struct cm_http_response response = {0};
-    char marker[1024] = "", escaped[3100], query[4400];
-    lua_Integer count = 0;
-    for (;;) {
-        cm_http_escape(marker, false, escaped, sizeof escaped);
-        if (conn->client.api == CM_HTTP_S3)
-            /* SigV4 wants the query's parameters sorted, and libcurl 7.88 signs them as given */
-            snprintf(query, sizeof query, "%s%s%slist-type=2%s%s",
-                     marker[0] ? "continuation-token=" : "", escaped, marker[0] ? "&" : "",
-                     prefix ? "&prefix=" : "", escaped_prefix);
-        else
-            snprintf(query, sizeof query, "%s%s%s%s%s", marker[0] ? "marker=" : "", escaped,
-                     marker[0] && prefix ? "&" : "", prefix ? "prefix=" : "", escaped_prefix);
-        int n = request(L, conn, "GET", container, NULL, query, NULL, 0, NULL, &response);
-        if (n)
-            return n;
-        if (conn->client.api == CM_HTTP_SWIFT) {
-            lua_pushvalue(L, list);
-            int added = add_lines(L, response.body ? response.body : "", response.body_len, marker,
-                                  sizeof marker);
-            lua_pop(L, 1);
-            cm_http_response_fini(&response);
-            if (added == 0)
-                break;
-            continue;
-        }
-        const char *at = response.body;
-        char key[1100];
-        while (at && (at = strstr(at, "<Contents>")) && xml_text(at, "Key", key, sizeof key, &at)) {
-            lua_pushstring(L, key);
-            lua_rawseti(L, list, ++count);
-        }
-        char truncated[16] = "";
-        xml_text(response.body, "IsTruncated", truncated, sizeof truncated, NULL);
-        bool more = strcmp(truncated, "true") == 0 &&
-                    xml_text(response.body, "NextContinuationToken", marker, sizeof marker, NULL);
-        cm_http_response_fini(&response);
-        if (!more)
-            break;
-    }
+    int n = list_pages(L, conn, container, prefix, list);
+    if (n)
+        return n;
     lua_settop(L, list);
     return 1;
 }
@@ -704,13 +729,13 @@ static void bench_sizes(lua_State *L, int table, uint64_t *min, uint64_t *max)
 struct connection_lua_options {
     int op, transport;
     const char *bucket, *container, *prefix;
-    int buckets, containers, from, size; /* stack indices of tables, 0 when absent */
-    int64_t first_object, objects, run_id;
+    int buckets, containers, from, mix, multipart, size; /* stack indices of tables, 0: absent */
+    int64_t first_object, objects, page_size, run_id, spread;
     double give_up;
     bool random, verify;
 };
 
-static const char *const http_ops[] = {"put", "get", "head", "delete", NULL};
+static const char *const http_ops[] = {"put", "get", "head", "delete", "list", "mixed", NULL};
 static const char *const transports[] = {"auto", "curl", "native", NULL};
 
 #define CONNECTION_OPTION(field) offsetof(struct connection_lua_options, field)
@@ -731,10 +756,17 @@ static const struct cm_option connection_options[] = {
     {"give_up", CM_OPTION_DURATION, CONNECTION_OPTION(give_up),
      CM_OPTION_TEXT(CM_HTTP_GIVE_UP_SECONDS), 0, 0, NULL, 0,
      "end the run when no request succeeded for this long (a gateway that stays down)"},
+    {"mix", CM_OPTION_TABLE, CONNECTION_OPTION(mix), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "mixed: ratios of the requests, {get =, put =, head =, list =, delete =}"},
+    {"multipart", CM_OPTION_TABLE, CONNECTION_OPTION(multipart), NULL, 0, 0, NULL,
+     CM_OPTION_NO_RESULT,
+     "put (S3): upload each object in parts, {part_size = \"5M\", parts_in_flight = 4}"},
     {"objects", CM_OPTION_INTEGER, CONNECTION_OPTION(objects), "0", 0, INT64_MAX, NULL, 0,
      "put: how many (0: as the bounds allow); get, head, delete: how many exist"},
     {"op", CM_OPTION_CHOICE, CONNECTION_OPTION(op), "put", 0, 0, http_ops, 0,
      "the request each op makes"},
+    {"page_size", CM_OPTION_INTEGER, CONNECTION_OPTION(page_size), "1000", 1, CM_HTTP_LIST_PAGE_MAX,
+     NULL, 0, "list: names per page (S3 max-keys, Swift limit)"},
     {"prefix", CM_OPTION_STRING, CONNECTION_OPTION(prefix), NULL, 0, 0, NULL, 0,
      "object names are <prefix>_<N>; default cephmark_<run id>"},
     {"random", CM_OPTION_BOOL, CONNECTION_OPTION(random), "true", 0, 0, NULL, 0,
@@ -743,6 +775,8 @@ static const struct cm_option connection_options[] = {
      "seeds payloads and sizes; get and delete use the put's"},
     {"size", CM_OPTION_TABLE, CONNECTION_OPTION(size), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
      "object size, or a range {low, high}; default 4K"},
+    {"spread", CM_OPTION_INTEGER, CONNECTION_OPTION(spread), "16", 1, CM_HTTP_BENCH_MAX_CONTAINERS,
+     NULL, 0, "put with no container given: new containers the objects are spread over"},
     {"transport", CM_OPTION_CHOICE, CONNECTION_OPTION(transport), "auto", 0, 0, transports, 0,
      "cephmark's own HTTP/1.1 client (native) or libcurl; auto picks native for plain http"},
     {"verify", CM_OPTION_BOOL, CONNECTION_OPTION(verify), "true", 0, 0, NULL, 0,
@@ -756,6 +790,11 @@ struct connection_state {
     const char *names[CM_HTTP_BENCH_MAX_CONTAINERS];
     char default_prefix[64];
     bool bounded, open;
+    /* containers this put makes (none given), or a delete removes after its objects (its
+     * `from` made them) */
+    bool make_containers, remove_containers;
+    char made[CM_HTTP_BENCH_MAX_CONTAINERS][40];
+    char remove_error[1024];
 };
 
 /* conn:bench{op=, container= | containers=, prefix=, objects=, first_object=, size=,
@@ -792,6 +831,10 @@ static void bench_from(struct cm_bench *b, int *containers)
             *containers = lua_gettop(L);
         else
             lua_pop(L, 1);
+        struct connection_state *state = b->state;
+        state->remove_containers = o->op == CM_HTTP_DELETE &&
+                                   cm_lua_opt_bool(L, from, "containers_made", 0, "from") &&
+                                   !o->bucket && !o->container && !o->buckets && !o->containers;
     }
     if (cm_bench_given(b, "run_id"))
         options->run_id = (uint64_t)o->run_id;
@@ -834,12 +877,52 @@ static void bench_containers(struct cm_bench *b, int containers)
             state->names[n_names++] = lua_tostring(L, -1); /* the array keeps it alive */
             lua_pop(L, 1);
         }
+    } else if (o->op == CM_HTTP_PUT) {
+        /* many containers by default: one container's index slows small PUTs as it ages
+         * (ceph#55029; docs/rgw.md) */
+        state->make_containers = true;
+        for (int64_t i = 0; i < o->spread; i++) {
+            snprintf(state->made[i], sizeof state->made[i], "cephmark-%016llx-%d",
+                     (unsigned long long)state->options.run_id, (int)i);
+            state->names[n_names++] = state->made[i];
+        }
     } else {
-        luaL_error(L, "bench: which %s? give %s = \"name\"", container_word(conn),
-                   container_word(conn));
+        luaL_error(L, "bench: which %s? give %s = \"name\", or from = a put result",
+                   container_word(conn), container_word(conn));
     }
     state->options.containers = state->names;
     state->options.n_containers = n_names;
+}
+
+/* multipart = {part_size =, parts_in_flight =}: a put's objects go up in parts. */
+static void bench_multipart(struct cm_bench *b)
+{
+    const struct connection_lua_options *o = b->options;
+    struct cm_http_target_options *options = &((struct connection_state *)b->state)->options;
+    lua_State *L = b->L;
+    if (!o->multipart)
+        return;
+    static const char *const known[] = {"part_size", "parts_in_flight", NULL};
+    if (!lua_istable(L, o->multipart))
+        luaL_error(L, "bench: multipart must be a table {part_size =, parts_in_flight =}, got a %s",
+                   luaL_typename(L, o->multipart));
+    cm_lua_check_options(L, o->multipart, "bench: multipart", known, false);
+    if (options->op != CM_HTTP_PUT)
+        luaL_error(L, "bench: multipart is for op = \"put\", not \"%s\"", http_ops[options->op]);
+    options->part_size = cm_lua_opt_size(L, o->multipart, "part_size", 5 << 20, "bench: multipart");
+    options->parts_in_flight = (unsigned)cm_lua_opt_integer(
+        L, o->multipart, "parts_in_flight", 4, 1, CM_HTTP_PARTS_IN_FLIGHT_MAX, "bench: multipart");
+    if (options->part_size == 0) {
+        luaL_error(L, "bench: multipart: part_size must be at least 1 byte");
+        return; /* not reached: luaL_error raises */
+    }
+    uint64_t parts = (options->size_max + options->part_size - 1) / options->part_size;
+    if (parts > CM_HTTP_PARTS_MAX)
+        luaL_error(L,
+                   "bench: multipart: objects of %I bytes in parts of %I are %I parts; S3 allows "
+                   "at most %d (raise part_size)",
+                   (lua_Integer)options->size_max, (lua_Integer)options->part_size,
+                   (lua_Integer)parts, CM_HTTP_PARTS_MAX);
 }
 
 static void bench_prepare(struct cm_bench *b)
@@ -855,7 +938,14 @@ static void bench_prepare(struct cm_bench *b)
     int containers = 0;
     bench_from(b, &containers);
     bench_sizes(L, b->table, &options->size_min, &options->size_max);
-    if (options->size_max > MAX_OBJECT_SIZE)
+    bench_multipart(b);
+    if (options->op == CM_HTTP_MIXED && !o->mix)
+        luaL_error(L, "bench: op = \"mixed\" needs mix = {get =, put =, head =, list =, delete =}");
+    if (o->mix && options->op != CM_HTTP_MIXED)
+        luaL_error(L, "bench: mix is for op = \"mixed\", not \"%s\"", http_ops[options->op]);
+    if (o->mix)
+        cm_lua_check_mix(L, o->mix, "bench", cm_http_kind_names, &options->mix);
+    if (options->size_max > MAX_OBJECT_SIZE && !options->part_size)
         luaL_error(L, "bench: object size %I is above the 5 GiB a single PUT may carry",
                    (lua_Integer)options->size_max);
     if (!options->prefix) {
@@ -864,6 +954,7 @@ static void bench_prepare(struct cm_bench *b)
         options->prefix = state->default_prefix;
     }
     options->random = o->random;
+    options->page_size = (uint64_t)o->page_size;
     /* a gateway that answers nothing for this long ends the run (docs/rgw.md) */
     options->give_up_ns = (uint64_t)(o->give_up * 1e9);
     options->verify = o->verify;
@@ -871,7 +962,7 @@ static void bench_prepare(struct cm_bench *b)
     bench_containers(b, containers);
     if (options->op != CM_HTTP_PUT && options->objects == 0)
         luaL_error(L, "bench: %s needs objects (a count, or from = a put result)",
-                   cm_http_target_op_name(options->op));
+                   http_ops[options->op]);
     static const char *const bounds[] = {"seconds", "ops", "bytes"};
     for (int i = 0; i < 3; i++) {
         if (lua_getfield(L, b->table, bounds[i]) != LUA_TNIL)
@@ -880,13 +971,39 @@ static void bench_prepare(struct cm_bench *b)
     }
 }
 
+/* One blocking control request on a container (create or remove): 0, or -1 with a
+ * sentence in `error`. */
+static int container_request(struct connection *conn, const char *method, const char *name,
+                             char *error, size_t error_size)
+{
+    struct cm_http_response response = {0};
+    int rc = cm_http_request(&conn->client, method, name, NULL, NULL, NULL, 0, NULL, &response,
+                             error, error_size);
+    long status = response.status;
+    cm_http_response_fini(&response);
+    if (rc == 0 && (status < 200 || status > 299))
+        snprintf(error, error_size, "%s %s '%s': %ld %s", method, container_word(conn), name,
+                 status, cm_http_reason(status));
+    return rc < 0 || status < 200 || status > 299 ? -1 : 0;
+}
+
+/* A put given no container makes its own (an existing one of the user's is fine). */
+static void make_containers(struct cm_bench *b)
+{
+    struct connection_state *state = b->state;
+    char error[1024];
+    for (unsigned i = 0; i < state->options.n_containers; i++)
+        if (container_request(b->object, "PUT", state->names[i], error, sizeof error) < 0)
+            cm_bench_raise_world(b, error);
+}
+
 static void bench_open(struct cm_bench *b)
 {
     struct connection_state *state = b->state;
     struct cm_http_target_options *options = &state->options;
     struct connection *conn = b->object;
     struct cm_engine_config *config = &b->config;
-    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET)
+    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET || options->op == CM_HTTP_MIXED)
         cm_bench_check_memory(b, options->size_max, 0, options->size_max + (1 << 20),
                               options->op == CM_HTTP_PUT ? "PUT bodies" : "GET buffers",
                               "lower threads (concurrency) or the object size");
@@ -896,6 +1013,8 @@ static void bench_open(struct cm_bench *b)
         config->seconds = 0;
         config->max_ops = options->objects;
     }
+    if (state->make_containers)
+        make_containers(b);
     state->open = true;
     char error[640];
     if (cm_http_target_init(&state->target, &conn->client, options, error, sizeof error) < 0)
@@ -907,9 +1026,33 @@ static void bench_open(struct cm_bench *b)
 
 static void bench_after_run(struct cm_bench *b, int rc)
 {
-    (void)rc;
     struct connection *conn = b->object;
+    struct connection_state *state = b->state;
     conn->bench_running = false;
+    if (state->target.part_size_refused) {
+        char message[1200];
+        char part[32];
+        cm_format_size(state->options.part_size, part, sizeof part);
+        snprintf(message, sizeof message,
+                 "the gateway refused parts of %s: %s (its minimum part size, "
+                 "rgw_multipart_min_part_size, is larger; raise multipart.part_size)",
+                 part, state->target.refusal);
+        cm_bench_raise_world(b, message);
+    }
+    /* a delete of every object of a put that made its containers removes them too */
+    const struct cm_engine_result *done = &b->result;
+    if (rc < 0 || !state->remove_containers || done->errors || !done->drained ||
+        done->interrupted || done->started != state->options.objects) {
+        state->remove_containers = false;
+        return;
+    }
+    char error[1024];
+    for (unsigned i = 0; i < state->options.n_containers; i++)
+        if (container_request(conn, "DELETE", state->names[i], error, sizeof error) < 0 &&
+            state->remove_containers) {
+            state->remove_containers = false;
+            snprintf(state->remove_error, sizeof state->remove_error, "%s", error);
+        }
 }
 
 /* HTTP errors by status, sorted by status */
@@ -981,6 +1124,12 @@ static void bench_result(struct cm_bench *b)
     cm_result_integer(L, "objects", touched);
     if (options->op == CM_HTTP_PUT)
         cm_result_integer(L, "objects_written", target->put_ok);
+    if (options->op == CM_HTTP_MIXED)
+        cm_result_integer(L, "misses", target->misses);
+    if (options->op == CM_HTTP_LIST || options->op == CM_HTTP_MIXED) {
+        cm_result_integer(L, "names_listed", target->names_listed);
+        cm_result_integer(L, "listings", target->listings);
+    }
     cm_result_integer(L, "size_min", options->size_min);
     cm_result_integer(L, "size_max", options->size_max);
     lua_createtable(L, (int)options->n_containers, 0);
@@ -989,6 +1138,21 @@ static void bench_result(struct cm_bench *b)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "containers");
+    if (state->make_containers)
+        cm_result_bool(L, "containers_made", true);
+    if (state->remove_containers)
+        cm_result_bool(L, "containers_removed", true);
+    if (state->remove_error[0])
+        cm_result_string(L, "containers_error", state->remove_error);
+    if (options->part_size) {
+        lua_createtable(L, 0, 5);
+        cm_result_integer(L, "part_size", options->part_size);
+        cm_result_integer(L, "parts_in_flight", options->parts_in_flight);
+        cm_result_integer(L, "parts", target->parts_sent);
+        cm_result_integer(L, "uploads_aborted", target->uploads_aborted);
+        cm_result_integer(L, "uploads_left", target->uploads_left);
+        lua_setfield(L, -2, "multipart");
+    }
     push_outcome(L, target, options->op);
 }
 
@@ -1044,6 +1208,10 @@ int cm_http_lua_open(lua_State *L, enum cm_http_api api, const char *connection_
     cm_lua_new_type(L, connection_type, methods, connection_close, connection_tostring);
     lua_getfield(L, -1, "__index");
     cm_bench_set_functions(L, &cm_http_bench);
+    if (!swift) {
+        lua_pushcfunction(L, connection_list_uploads);
+        lua_setfield(L, -2, "list_uploads");
+    }
     lua_pop(L, 2);
 
     lua_createtable(L, 0, 2);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,9 @@ struct http_slot {
     uint64_t backoff_ns; /* wait before the next request after a refused connect */
     uint64_t retry_ns;   /* when a waiting slot adds its handle */
     struct http_slot *next_waiting;
+    struct cm_http_list_walk walk; /* LIST */
     char name[CM_HTTP_BENCH_PREFIX_MAX + 24];
-    char url[CM_HTTP_URL_MAX + 800];
+    char url[CM_HTTP_URL_MAX + 800 + 4600]; /* LIST: with the page's query */
 };
 
 uint64_t cm_http_backoff_next(uint64_t current_ns)
@@ -41,8 +43,8 @@ uint64_t cm_http_backoff_next(uint64_t current_ns)
 
 const char *cm_http_target_op_name(enum cm_http_target_op op)
 {
-    static const char *const names[] = {"PUT", "GET", "HEAD", "DELETE"};
-    return (unsigned)op < 4 ? names[op] : "?";
+    static const char *const names[] = {"PUT", "GET", "HEAD", "DELETE", "GET", "request"};
+    return (unsigned)op < 6 ? names[op] : "?";
 }
 
 uint64_t cm_http_object_size(uint64_t run_id, uint64_t object, uint64_t size_min, uint64_t size_max)
@@ -266,42 +268,293 @@ void cm_http_target_record_transport_error(struct cm_http_target *bench, const c
                  cm_http_target_op_name(bench->options.op), error);
 }
 
+/* A verify failure of `op`, its sentence kept among the first few. */
+static void verify_failed(struct cm_http_target *bench, struct cm_op *op, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+static void verify_failed(struct cm_http_target *bench, struct cm_op *op, const char *format, ...)
+{
+    op->verify_failed = true;
+    if (bench->n_verify_errors >= CM_HTTP_VERIFY_ERRORS_KEPT)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(bench->verify_errors[bench->n_verify_errors++], sizeof bench->verify_errors[0],
+              format, args);
+    va_end(args);
+}
+
 void cm_http_target_verify(struct cm_http_target *bench, struct cm_op *op,
                            const unsigned char *body, size_t received, size_t length,
                            const char *name)
 {
-    if (bench->options.op != CM_HTTP_GET || op->result < 0 || !bench->options.verify)
+    if (op->kind != CM_OP_READ || op->result < 0 || !bench->options.verify)
         return;
-    char *message = bench->n_verify_errors < CM_HTTP_VERIFY_ERRORS_KEPT
-                        ? bench->verify_errors[bench->n_verify_errors]
-                        : NULL;
-    size_t message_size = sizeof bench->verify_errors[0];
     if (received != length) {
-        op->verify_failed = true;
-        if (message)
-            snprintf(message, message_size, "object %s: %zu bytes came back, %zu were written",
-                     name, received, length);
-    } else {
-        cm_payload_error error;
-        if (cm_payload_verify(bench->payload, body, received, name, 0, bench->options.run_id, 0,
-                              &error) != CM_PAYLOAD_OK) {
-            op->verify_failed = true;
-            if (message)
-                snprintf(message, message_size, "%s", error.message);
-        }
+        verify_failed(bench, op, "object %s: %zu bytes came back, %zu were written", name, received,
+                      length);
+        return;
     }
-    if (op->verify_failed && message)
-        bench->n_verify_errors++;
+    cm_payload_error error;
+    if (cm_payload_verify(bench->payload, body, received, name, 0, bench->options.run_id, 0,
+                          &error) != CM_PAYLOAD_OK)
+        verify_failed(bench, op, "%s", error.message);
+}
+
+/* ---- listing ------------------------------------------------------------------------------ */
+
+size_t cm_http_slot_capacity(const struct cm_http_target_options *options)
+{
+    size_t object = options->size_max ? (size_t)options->size_max : 1;
+    size_t list = cm_http_list_capacity(options->page_size);
+    if (options->op == CM_HTTP_LIST)
+        return list;
+    if (options->op == CM_HTTP_MIXED && options->mix.weight[CM_OP_LIST] && list > object)
+        return list;
+    return object;
+}
+
+size_t cm_http_list_capacity(uint64_t page_size)
+{
+    /* an S3 <Contents> entry of a short name is about 400 bytes (key, date, etag, size,
+     * storage class, owner); Swift's plain-text listing is a name per line */
+    return (size_t)page_size * 1024 + 65536;
+}
+
+int cm_http_list_query(const struct cm_http_target *bench, const struct cm_http_list_walk *walk,
+                       char *out, size_t size)
+{
+    char marker[3400];
+    if (cm_http_escape(walk->marker, false, marker, sizeof marker) < 0)
+        return -ENAMETOOLONG;
+    bool more = walk->marker[0] != '\0';
+    int n;
+    if (bench->client->api == CM_HTTP_S3)
+        n = snprintf(out, size, "%s%s%slist-type=2&max-keys=%" PRIu64 "&prefix=%s_",
+                     more ? "continuation-token=" : "", marker, more ? "&" : "",
+                     bench->options.page_size, bench->prefix);
+    else
+        n = snprintf(out, size, "limit=%" PRIu64 "%s%s&prefix=%s_", bench->options.page_size,
+                     more ? "&marker=" : "", marker, bench->prefix);
+    return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int cm_http_list_next(struct cm_http_target *bench, struct cm_op *op,
+                      struct cm_http_list_walk *walk)
+{
+    (void)walk;
+    if (cm_http_target_stopped(bench))
+        return CM_TARGET_DONE;
+    op->kind = CM_OP_LIST;
+    op->length = 0;
+    return 0;
+}
+
+/* How many of the objects first .. first + count - 1 live in container `container` of n. */
+static uint64_t objects_in(uint64_t first, uint64_t count, unsigned container, unsigned n)
+{
+    uint64_t end = first + count;
+    uint64_t below_end = end > container ? (end - container - 1) / n + 1 : 0;
+    uint64_t below_first = first > container ? (first - container - 1) / n + 1 : 0;
+    return below_end - below_first;
+}
+
+/* One listed name: <prefix>_<N> of an object this container holds, after the last one. */
+static void list_name(struct cm_http_target *bench, struct cm_op *op,
+                      struct cm_http_list_walk *walk, const char *name, size_t length)
+{
+    const struct cm_http_target_options *o = &bench->options;
+    size_t prefix_length = strlen(bench->prefix);
+    char text[sizeof walk->last];
+    snprintf(text, sizeof text, "%.*s", (int)length, name);
+    bench->names_listed++;
+    walk->seen++;
+    char *end = NULL;
+    bool ours = length > prefix_length + 1 && length < sizeof text &&
+                strncmp(name, bench->prefix, prefix_length) == 0 && name[prefix_length] == '_';
+    unsigned long long number = ours ? strtoull(text + prefix_length + 1, &end, 10) : 0;
+    if (!ours || !end || *end || number < o->first_object ||
+        number - o->first_object >= o->objects || number % o->n_containers != walk->container)
+        verify_failed(bench, op, "listing of %s: '%s' is not an object written there",
+                      o->containers[walk->container], text);
+    else if (walk->last[0] && strcmp(text, walk->last) <= 0)
+        verify_failed(bench, op, "listing of %s: '%s' came after '%s'",
+                      o->containers[walk->container], text, walk->last);
+    snprintf(walk->last, sizeof walk->last, "%s", text);
+}
+
+/* The names of a page, S3's <Key> elements or Swift's lines; true when it was the walk's
+ * last page (S3: IsTruncated is not true; Swift: fewer names than asked for). */
+static bool list_names(struct cm_http_target *bench, struct cm_op *op,
+                       struct cm_http_list_walk *walk, const char *body, size_t kept)
+{
+    const char *at = body, *end = body + kept;
+    if (bench->client->api == CM_HTTP_SWIFT) {
+        uint64_t on_page = 0;
+        while (at < end) {
+            const char *newline = memchr(at, '\n', (size_t)(end - at));
+            const char *stop = newline ? newline : end;
+            if (stop > at) {
+                list_name(bench, op, walk, at, (size_t)(stop - at));
+                on_page++;
+                snprintf(walk->marker, sizeof walk->marker, "%s", walk->last);
+            }
+            at = stop + 1;
+        }
+        return on_page < bench->options.page_size;
+    }
+    const char *key;
+    while ((key = memmem(at, (size_t)(end - at), "<Key>", 5))) {
+        key += 5;
+        const char *close = memmem(key, (size_t)(end - key), "</Key>", 6);
+        if (!close)
+            break;
+        list_name(bench, op, walk, key, (size_t)(close - key));
+        at = close + 6;
+    }
+    const char *token = memmem(body, kept, "<NextContinuationToken>", 23);
+    const char *token_end = token ? memmem(token, (size_t)(end - token), "</", 2) : NULL;
+    bool truncated = memmem(body, kept, "<IsTruncated>true</IsTruncated>", 31) != NULL;
+    if (!truncated || !token_end)
+        return true;
+    token += 23;
+    snprintf(walk->marker, sizeof walk->marker, "%.*s", (int)(token_end - token), token);
+    return false;
+}
+
+void cm_http_list_page(struct cm_http_target *bench, struct cm_op *op,
+                       struct cm_http_list_walk *walk, const char *body, size_t received,
+                       size_t kept)
+{
+    const struct cm_http_target_options *o = &bench->options;
+    bool last = true;
+    if (op->result >= 0 && received > kept)
+        verify_failed(bench, op, "listing of %s: a page of %zu bytes is more than the %zu kept",
+                      o->containers[walk->container], received, kept);
+    else if (op->result >= 0)
+        last = list_names(bench, op, walk, body, kept);
+    /* a mixed phase's puts and deletes change the set while it is listed: names are checked,
+     * counts are not */
+    if (op->result >= 0 && !op->verify_failed && last && o->op == CM_HTTP_MIXED) {
+        bench->listings++;
+    } else if (op->result >= 0 && !op->verify_failed && last) {
+        uint64_t expected =
+            objects_in(o->first_object, o->objects, walk->container, o->n_containers);
+        if (walk->seen != expected)
+            verify_failed(bench, op, "listing of %s: %" PRIu64 " names, %" PRIu64 " were written",
+                          o->containers[walk->container], walk->seen, expected);
+        else
+            bench->listings++;
+    }
+    if (last || op->result < 0 || op->verify_failed) { /* the next walk, or this one again */
+        if (last && op->result >= 0)
+            walk->container = (walk->container + 1) % o->n_containers;
+        walk->seen = 0;
+        walk->marker[0] = walk->last[0] = '\0';
+    }
 }
 
 bool cm_http_target_first_byte(struct cm_http_target *bench, const struct cm_op *op,
                                uint64_t first_byte_ns)
 {
-    if (bench->options.op != CM_HTTP_GET || op->result < 0 || !first_byte_ns ||
-        !cm_engine_counted(op))
+    if (op->kind != CM_OP_READ || op->result < 0 || !first_byte_ns || !cm_engine_counted(op))
         return false;
     cm_hist_record(bench->ttfb, first_byte_ns - op->start_ns);
     return true;
+}
+
+/* ---- mixed operations ----------------------------------------------------------------------- */
+
+enum { OBJECT_LIVE = 1, OBJECT_DELETING = 2, OBJECT_PUTTING = 4, OBJECT_READER = 8 };
+
+enum cm_http_target_op cm_http_mixed_pick(struct cm_http_target *bench, struct cm_op *op)
+{
+    static const enum cm_http_target_op requests[CM_OP_KINDS] = {
+        [CM_OP_READ] = CM_HTTP_GET,  [CM_OP_WRITE] = CM_HTTP_PUT, [CM_OP_REMOVE] = CM_HTTP_DELETE,
+        [CM_OP_STAT] = CM_HTTP_HEAD, [CM_OP_LIST] = CM_HTTP_LIST, [CM_OP_OTHER] = CM_HTTP_GET};
+    op->kind = cm_mix_pick(&bench->options.mix, &bench->rng);
+    return requests[op->kind];
+}
+
+static bool object_free_for(uint16_t state, enum cm_http_target_op request)
+{
+    switch (request) {
+    case CM_HTTP_DELETE:
+        return state == OBJECT_LIVE; /* live, and no other op on it */
+    case CM_HTTP_PUT:
+        return !(state & (OBJECT_DELETING | OBJECT_PUTTING));
+    case CM_HTTP_GET:
+    case CM_HTTP_HEAD:
+    default:
+        return (state & OBJECT_LIVE) && !(state & OBJECT_DELETING) && state < 0xFFF0;
+    }
+}
+
+/* A random object free for the request: a few draws, then a walk from a random place. */
+static bool mixed_object(struct cm_http_target *bench, enum cm_http_target_op request,
+                         uint64_t *index)
+{
+    uint64_t n = bench->options.objects;
+    for (int i = 0; i < 16; i++) {
+        *index = cm_splitmix64(&bench->rng) % n;
+        if (object_free_for(bench->object_states[*index], request))
+            return true;
+    }
+    uint64_t start = cm_splitmix64(&bench->rng) % n;
+    for (uint64_t i = 0; i < n; i++) {
+        *index = (start + i) % n;
+        if (object_free_for(bench->object_states[*index], request))
+            return true;
+    }
+    return false;
+}
+
+int cm_http_mixed_next(struct cm_http_target *bench, struct cm_op *op,
+                       enum cm_http_target_op request, uint64_t *out, size_t *length, char *name,
+                       size_t name_size)
+{
+    const struct cm_http_target_options *o = &bench->options;
+    uint64_t index;
+    if (cm_http_target_stopped(bench))
+        return CM_TARGET_DONE;
+    if (!mixed_object(bench, request, &index)) {
+        /* nothing live is free: make an object (again) instead */
+        if (request == CM_HTTP_PUT || !mixed_object(bench, CM_HTTP_PUT, &index))
+            return CM_TARGET_DONE;
+        request = CM_HTTP_PUT;
+        op->kind = CM_OP_WRITE;
+    }
+    uint16_t *state = &bench->object_states[index];
+    *state = (uint16_t)(*state + (request == CM_HTTP_DELETE ? OBJECT_DELETING
+                                  : request == CM_HTTP_PUT  ? OBJECT_PUTTING
+                                                            : OBJECT_READER));
+    uint64_t object = o->first_object + index;
+    *out = object;
+    *length = (size_t)cm_http_object_size(o->run_id, object, o->size_min, o->size_max);
+    op->length = request == CM_HTTP_PUT || request == CM_HTTP_GET ? *length : 0;
+    snprintf(name, name_size, "%s_%" PRIu64, bench->prefix, object);
+    return 0;
+}
+
+void cm_http_mixed_done(struct cm_http_target *bench, const struct cm_op *op, uint64_t object)
+{
+    uint16_t *state = &bench->object_states[object - bench->options.first_object];
+    switch (op->kind) {
+    case CM_OP_REMOVE:
+        *state &= (uint16_t)~OBJECT_DELETING;
+        if (op->result >= 0 || op->result == -ENOENT)
+            *state &= (uint16_t)~OBJECT_LIVE;
+        break;
+    case CM_OP_WRITE:
+        *state &= (uint16_t)~OBJECT_PUTTING;
+        if (op->result >= 0)
+            *state |= OBJECT_LIVE;
+        break;
+    default:
+        *state = (uint16_t)(*state - OBJECT_READER);
+        if (op->result == -ENOENT)
+            bench->misses++;
+        break;
+    }
 }
 
 /* ---- the target --------------------------------------------------------------------------- */
@@ -318,8 +571,9 @@ static int slot_init(void *self, struct cm_op *op)
     slot->bench = bench;
     op->target_slot = slot;
     enum cm_http_target_op kind = bench->options.op;
-    if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET) {
-        slot->capacity = bench->options.size_max ? (size_t)bench->options.size_max : 1;
+    slot->walk.container = (unsigned)(op->slot % bench->options.n_containers);
+    if (kind != CM_HTTP_HEAD && kind != CM_HTTP_DELETE) {
+        slot->capacity = cm_http_slot_capacity(&bench->options);
         slot->buffer = malloc(slot->capacity);
     }
     slot->easy = curl_easy_init();
@@ -378,11 +632,16 @@ static void slot_fini(void *self, struct cm_op *op)
     op->target_slot = NULL;
 }
 
+bool cm_http_target_stopped(const struct cm_http_target *bench)
+{
+    return bench->auth_failed || bench->gave_up || bench->part_size_refused;
+}
+
 int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint64_t *out,
                            size_t *length, char *name, size_t name_size)
 {
     const struct cm_http_target_options *o = &bench->options;
-    if (bench->auth_failed || bench->gave_up)
+    if (cm_http_target_stopped(bench))
         return CM_TARGET_DONE;
     uint64_t object;
     switch (o->op) {
@@ -426,11 +685,21 @@ static int submit(void *self, struct cm_op *op)
     struct http_slot *slot = op->target_slot;
     const struct cm_http_target_options *o = &bench->options;
     uint64_t object;
-    if (cm_http_target_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
-        CM_TARGET_DONE)
+    if (o->op == CM_HTTP_LIST) {
+        char query[4600];
+        if (cm_http_list_next(bench, op, &slot->walk) == CM_TARGET_DONE)
+            return CM_TARGET_DONE;
+        if (cm_http_list_query(bench, &slot->walk, query, sizeof query) < 0)
+            return -ENAMETOOLONG;
+        snprintf(slot->url, sizeof slot->url, "%s/%s?%s", bench->client->storage_url,
+                 bench->containers[slot->walk.container], query);
+    } else if (cm_http_target_next_op(bench, op, &object, &slot->length, slot->name,
+                                      sizeof slot->name) == CM_TARGET_DONE) {
         return CM_TARGET_DONE;
-    snprintf(slot->url, sizeof slot->url, "%s/%s/%s", bench->client->storage_url,
-             bench->containers[object % o->n_containers], slot->name);
+    } else {
+        snprintf(slot->url, sizeof slot->url, "%s/%s/%s", bench->client->storage_url,
+                 bench->containers[object % o->n_containers], slot->name);
+    }
     CURL *easy = slot->easy;
     curl_easy_setopt(easy, CURLOPT_URL, slot->url);
     if (slot->headers_generation != bench->headers_generation) {
@@ -684,6 +953,11 @@ static void complete(void *self, struct cm_op *op)
 {
     struct cm_http_target *bench = self;
     struct http_slot *slot = op->target_slot;
+    if (bench->options.op == CM_HTTP_LIST) {
+        cm_http_list_page(bench, op, &slot->walk, (const char *)slot->buffer, slot->received,
+                          slot->received < slot->capacity ? slot->received : slot->capacity);
+        return;
+    }
     cm_http_target_verify(bench, op, slot->buffer, slot->received, slot->length, slot->name);
     if (cm_http_target_first_byte(bench, op, slot->first_byte_ns)) {
         cm_hist_record(bench->curl_ttfb, slot->curl_ttfb_us * 1000ULL);
@@ -783,7 +1057,7 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
             return -EINVAL;
         }
     }
-    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET) {
+    if (options->op == CM_HTTP_PUT || options->op == CM_HTTP_GET || options->op == CM_HTTP_MIXED) {
         bench->payload =
             cm_payload_new(options->run_id, options->size_max ? (size_t)options->size_max : 1);
         if (!bench->payload)
@@ -803,6 +1077,24 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
     bool native_ok = cm_http_wire_supported(client, why, sizeof why);
     if (options->transport == CM_HTTP_NATIVE && !native_ok) {
         snprintf(error, error_size, "transport \"native\" cannot serve this endpoint: %s", why);
+        return -EINVAL;
+    }
+    if (options->op == CM_HTTP_MIXED && (options->transport == CM_HTTP_CURL || !native_ok)) {
+        snprintf(error, error_size, "op \"mixed\" runs over the native transport (plain http://)");
+        return -EINVAL;
+    }
+    if (options->op == CM_HTTP_MIXED) {
+        bench->object_states = malloc(options->objects * sizeof *bench->object_states);
+        if (!bench->object_states)
+            goto oom;
+        for (uint64_t i = 0; i < options->objects; i++)
+            bench->object_states[i] = OBJECT_LIVE;
+    }
+    if (options->part_size &&
+        (client->api != CM_HTTP_S3 || options->transport == CM_HTTP_CURL || !native_ok)) {
+        snprintf(error, error_size,
+                 "multipart uploads are S3's, over the native transport (plain "
+                 "http://); Swift's SLO and DLO are not supported");
         return -EINVAL;
     }
     if (options->transport != CM_HTTP_CURL && native_ok) {
@@ -904,4 +1196,6 @@ void cm_http_target_fini(struct cm_http_target *bench)
     bench->curl_ttfb = bench->curl_total = NULL;
     free(bench->containers);
     bench->containers = NULL;
+    free(bench->object_states);
+    bench->object_states = NULL;
 }

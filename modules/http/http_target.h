@@ -1,4 +1,5 @@
-/* The HTTP target of the op engine: PUT, GET, HEAD or DELETE of benchmark objects on a
+/* The HTTP target of the op engine: PUT (whole, or S3 multipart), GET, HEAD or DELETE of
+ * benchmark objects, pages of container listings (LIST), or a mix of them (MIXED) on a
  * Swift or S3 endpoint (http_client.h), on the engine's own loop thread, over one of two
  * transports: libcurl's multi interface (every endpoint: S3 with SigV4, TLS) or the native
  * HTTP/1.1 keep-alive client of http_wire.c (Swift and S3 over plain http, the default there:
@@ -26,13 +27,21 @@
 #include "engine.h"
 #include "hist.h"
 #include "http_client.h"
+#include "mix.h"
 #include "payload.h"
 
 #include "curl_api.h"
 #include <stdbool.h>
 #include <stdint.h>
 
-enum cm_http_target_op { CM_HTTP_PUT, CM_HTTP_GET, CM_HTTP_HEAD, CM_HTTP_DELETE };
+enum cm_http_target_op {
+    CM_HTTP_PUT,
+    CM_HTTP_GET,
+    CM_HTTP_HEAD,
+    CM_HTTP_DELETE,
+    CM_HTTP_LIST,
+    CM_HTTP_MIXED /* each op drawn from `mix` */
+};
 
 /* Which HTTP stack carries the requests. AUTO: native when the endpoint allows it (http://),
  * else curl. */
@@ -44,6 +53,9 @@ enum cm_http_transport { CM_HTTP_AUTO, CM_HTTP_CURL, CM_HTTP_NATIVE };
 #define CM_HTTP_STATUS_KINDS         32
 /* The default give_up: no successful request for this long while requests fail. */
 #define CM_HTTP_GIVE_UP_SECONDS 30
+/* LIST: the most names a page may ask for (radosgw's rgw_max_listing_results, which it
+ * applies to S3's max-keys and Swift's limit alike) */
+#define CM_HTTP_LIST_PAGE_MAX 1000
 
 struct cm_http_target_options {
     enum cm_http_target_op op;
@@ -60,6 +72,27 @@ struct cm_http_target_options {
     /* Stop the run when no request succeeded for this long while requests kept failing
      * (a gateway that stays down); 0: never. */
     uint64_t give_up_ns;
+    uint64_t page_size; /* LIST: names asked for per page (max-keys, limit) */
+    /* PUT: S3 multipart uploads of part_size bytes (0: one PUT per object), with up to
+     * parts_in_flight parts of an object sent at once (native transport, S3 only) */
+    uint64_t part_size;
+    unsigned parts_in_flight;
+    struct cm_mix mix; /* MIXED: ratios by kind (get, put, head, list, delete) */
+};
+
+#define CM_HTTP_PARTS_MAX           10000 /* S3's most parts per upload */
+#define CM_HTTP_PARTS_IN_FLIGHT_MAX 64
+
+/* LIST: one slot's walk through a container's listing, page by page. A walk lists the
+ * names <prefix>_* of one container, checks each against the objects the container holds
+ * (object N lives in container N mod the count), and at its last page compares the count;
+ * the next walk lists the next container. */
+struct cm_http_list_walk {
+    unsigned container; /* the container being listed */
+    uint64_t seen;      /* names of this walk so far */
+    char marker[1100];  /* where the next page starts: S3's continuation token, Swift's last
+                           name; empty at a walk's first page */
+    char last[CM_HTTP_BENCH_PREFIX_MAX + 24]; /* the last name seen (names must ascend) */
 };
 
 /* One HTTP status and how many ops ended with it. */
@@ -96,8 +129,20 @@ struct cm_http_target {
     /* GET: the answer's first byte from the op's start, for the ops `lat` counts; with curl,
      * libcurl's own STARTTRANSFER and TOTAL times of those same ops */
     cm_hist *ttfb, *curl_ttfb, *curl_total;
-    uint64_t put_ok;      /* PUT: ops that succeeded (2xx) */
-    uint64_t highest_put; /* PUT: 1 + the highest object number started */
+    uint64_t put_ok;          /* PUT: ops that succeeded (2xx) */
+    uint64_t highest_put;     /* PUT: 1 + the highest object number started */
+    uint64_t names_listed;    /* LIST: names on the pages that came back */
+    uint64_t listings;        /* LIST: walks that reached a container's last page */
+    uint64_t parts_sent;      /* multipart: parts that the gateway took */
+    uint64_t uploads_aborted; /* multipart: failed uploads, aborted */
+    uint64_t uploads_left;    /* multipart: failed uploads whose abort failed too */
+    /* MIXED: the live-object set, one entry per object (first_object + index): live, being
+     * deleted, being put, and GETs or HEADs in flight; GETs and HEADs that found no object */
+    uint16_t *object_states;
+    uint64_t misses;
+    /* multipart: the gateway refused the part size (EntityTooSmall); the run stopped */
+    bool part_size_refused;
+    char refusal[900]; /* the gateway's answer that refused it, as a sentence */
     struct cm_http_status_count statuses[CM_HTTP_STATUS_KINDS]; /* non-2xx responses */
     unsigned n_statuses;
     uint64_t transport_errors; /* no response: refused, timed out, reset */
@@ -175,8 +220,48 @@ const char *cm_http_target_op_name(enum cm_http_target_op op);
  * size and name (<prefix>_<N>), and sets op->kind and op->length: 0, or CM_TARGET_DONE when
  * every object to put or delete was started or the run stopped on an auth failure or gave
  * up on the gateway. */
+/* Whether the run should start no more ops: an auth failure, a gateway given up on, or a
+ * refused part size. */
+bool cm_http_target_stopped(const struct cm_http_target *bench);
 int cm_http_target_next_op(struct cm_http_target *bench, struct cm_op *op, uint64_t *out,
                            size_t *length, char *name, size_t name_size);
+/* LIST: the path's query of the walk's next page, canonical (parameters sorted, values
+ * percent-encoded), as SigV4 signs it and as it is sent. 0 or -ENAMETOOLONG. */
+int cm_http_list_query(const struct cm_http_target *bench, const struct cm_http_list_walk *walk,
+                       char *out, size_t size);
+/* The bytes of a slot's buffer: an object's (PUT bodies, GET answers), a list page's, or the
+ * larger of the two for a mix with lists. */
+size_t cm_http_slot_capacity(const struct cm_http_target_options *options);
+/* LIST: the bytes a slot keeps of a page's answer. */
+size_t cm_http_list_capacity(uint64_t page_size);
+/* LIST: sets up the slot's next op (op->kind and length); CM_TARGET_DONE as
+ * cm_http_target_next_op. A slot's first walk lists container <slot> mod the count (set by
+ * the transport's slot_init), so that the slots spread over the containers. */
+int cm_http_list_next(struct cm_http_target *bench, struct cm_op *op,
+                      struct cm_http_list_walk *walk);
+/* LIST, from a transport's complete hook: checks the page that came back (`received` bytes
+ * of which `kept` are in `body`), moves the walk on, and sets op->verify_failed on a name
+ * that was never written, names out of order, or a walk whose count differs from what the
+ * container holds. A failed page starts the walk over. */
+void cm_http_list_page(struct cm_http_target *bench, struct cm_op *op,
+                       struct cm_http_list_walk *walk, const char *body, size_t received,
+                       size_t kept);
+
+/* MIXED: draws the next op's request from the mix (sets op->kind): PUT, GET, HEAD, DELETE or
+ * LIST. */
+enum cm_http_target_op cm_http_mixed_pick(struct cm_http_target *bench, struct cm_op *op);
+/* MIXED: the object of a PUT, GET, HEAD or DELETE, chosen so that the live set stays
+ * consistent: GETs and HEADs only of live objects no op of this run is deleting, DELETEs
+ * only of live objects nothing else is using, PUTs of objects no one deletes or puts (live:
+ * overwritten with the same payload; deleted: made again). Its size and name as
+ * cm_http_target_next_op; CM_TARGET_DONE when no object is free for it. */
+int cm_http_mixed_next(struct cm_http_target *bench, struct cm_op *op,
+                       enum cm_http_target_op request, uint64_t *out, size_t *length, char *name,
+                       size_t name_size);
+/* MIXED, from a transport's complete hook: the op on `object` is over (live set updated;
+ * a GET or HEAD that found no object is a miss). */
+void cm_http_mixed_done(struct cm_http_target *bench, const struct cm_op *op, uint64_t object);
+
 /* After a refused connect a slot waits before its next attempt: 100 ms, doubling up to
  * 1.6 s, reset by a connect that succeeds (both transports). Returns the next wait. */
 uint64_t cm_http_backoff_next(uint64_t current_ns);

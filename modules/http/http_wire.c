@@ -7,7 +7,9 @@
  * in a closed-loop run the loop waits in that set itself (the target's block hook), in an
  * open-loop run the set is the engine's wait_fd.
  *
- * What it speaks: GET, PUT (with Content-Length), HEAD and DELETE; responses with
+ * What it speaks: GET, PUT (with Content-Length), HEAD, DELETE, and POST for S3 multipart
+ * uploads (an object's slot drives the upload, part slots of their own connections carry
+ * its parts in parallel); queries for listings and uploads; responses with
  * Content-Length, chunked bodies or a body ended by the close; 1xx answers skipped;
  * `Connection: close` and HTTP/1.0 honoured. What it leaves to libcurl: TLS,
  * redirects (a 3xx is counted like any other non-2xx status).
@@ -75,16 +77,45 @@ struct wire_slot {
     /* the object */
     unsigned char *buffer; /* PUT body / GET landing area, `capacity` bytes */
     size_t capacity;
-    size_t length;             /* the object's size: bytes to send, or expected back */
-    char name[600];            /* escaped, as it goes in the path */
-    bool put;                  /* the request carries a body: `length` bytes at `body` */
-    const unsigned char *body; /* the bench's buffer, or a caller's request data */
+    size_t length;                 /* the object's size: bytes to send, or expected back */
+    char name[600];                /* escaped, as it goes in the path */
+    bool put;                      /* the request carries a body: `length` bytes at `body` */
+    const unsigned char *body;     /* the bench's buffer, or a caller's request data */
+    struct cm_http_list_walk walk; /* LIST */
+    /* multipart PUT: the object's slot drives its upload (`upload`), part slots carry its
+     * parts (`owner` is the object's slot) */
+    struct wire_upload *upload;
+    struct wire_slot *owner;
+    unsigned part_number; /* a part slot: the part it carries */
+    uint64_t object;      /* the object of the op (mixed: for the live set) */
 
     /* requests chosen by the caller (submit_request): the answer's body grows in
      * answer.body (the slot's), its headers and a failure's sentence are kept */
     bool callers; /* serves requests chosen by the caller */
     struct cm_http_response response;
     char error[CM_HTTP_URL_MAX + 900];
+};
+
+/* One object's S3 multipart upload: initiate, the parts (parts_in_flight at a time, each on
+ * a part slot of its own connection), complete; on any failure, abort, so that no parts
+ * are left behind. */
+enum upload_step { UPLOAD_START, UPLOAD_PARTS, UPLOAD_COMPLETE, UPLOAD_ABORT };
+
+struct wire_upload {
+    enum upload_step step;
+    bool live;                  /* initiated, neither completed nor aborted */
+    const char *container;      /* escaped, as in the path */
+    const char *container_name; /* as given (the blocking abort escapes it itself) */
+    uint64_t size;              /* the object's */
+    unsigned parts, next_part, in_flight;
+    int64_t error;     /* the first failure, 0 while none */
+    char id[512];      /* the upload id */
+    char (*etags)[80]; /* per part */
+    char *body;        /* CompleteMultipartUpload's */
+    size_t body_size;
+    struct wire_slot *part_slots;
+    unsigned n_part_slots;
+    char reply[4096]; /* the control answers' bodies */
 };
 
 struct cm_http_wire {
@@ -293,12 +324,21 @@ static const char *slot_url(const struct wire_slot *slot, char *out, size_t out_
     return out;
 }
 
+static void upload_step(struct wire_slot *slot, int64_t result);
+static void upload_part_done(struct wire_slot *part, int64_t result);
+
+/* A request is over: the op completes, or a multipart upload takes its next step. */
 static void finish(struct wire_slot *slot, int64_t result, bool keep_alive)
 {
     if (!keep_alive)
         drop_connection(slot);
     set_phase(slot, IDLE);
-    cm_engine_complete(slot->op, result);
+    if (slot->owner)
+        upload_part_done(slot, result);
+    else if (slot->upload)
+        upload_step(slot, result);
+    else
+        cm_engine_complete(slot->op, result);
 }
 
 static size_t request_total(const struct wire_slot *slot)
@@ -443,7 +483,7 @@ static void complete_answer(struct wire_slot *slot)
     }
     if (status >= 200 && status <= 299) {
         cm_http_target_succeeded(bench);
-        if (bench->options.op == CM_HTTP_PUT)
+        if (bench->options.op == CM_HTTP_PUT && !slot->upload && !slot->owner)
             bench->put_ok++;
         finish(slot, (int64_t)op->length, keep_alive);
         return;
@@ -578,6 +618,264 @@ static bool dispatch(const struct epoll_event *events, int n)
     return !cancelled;
 }
 
+/* ---- multipart uploads -------------------------------------------------------------------- */
+
+static void refresh_token(struct cm_http_wire *wire);
+static int build_request(struct wire_slot *slot, const char *method, const char *container,
+                         const char *query);
+
+static void unlink_slot(struct cm_http_wire *wire, const struct wire_slot *slot)
+{
+    for (struct wire_slot **link = &wire->slots; *link; link = &(*link)->next_slot) {
+        if (*link == slot) {
+            *link = slot->next_slot;
+            return;
+        }
+    }
+}
+
+/* The upload state of an object's slot: part slots (in the run's slot list, for the timeout
+ * scan), the ETags of the largest object's parts and the body that lists them. */
+static int upload_init(struct wire_slot *slot)
+{
+    struct cm_http_wire *wire = slot->wire;
+    const struct cm_http_target_options *o = &wire->bench->options;
+    uint64_t most = o->size_max ? (o->size_max + o->part_size - 1) / o->part_size : 1;
+    struct wire_upload *upload = calloc(1, sizeof *upload);
+    slot->upload = upload;
+    if (!upload)
+        return -ENOMEM;
+    upload->etags = calloc(most, sizeof *upload->etags);
+    upload->body_size = most * 128 + 128;
+    upload->body = malloc(upload->body_size);
+    upload->part_slots = calloc(o->parts_in_flight, sizeof *upload->part_slots);
+    if (!upload->etags || !upload->body || !upload->part_slots)
+        return -ENOMEM;
+    upload->n_part_slots = o->parts_in_flight;
+    for (unsigned i = 0; i < upload->n_part_slots; i++) {
+        struct wire_slot *part = &upload->part_slots[i];
+        part->wire = wire;
+        part->op = slot->op;
+        part->fd = -1;
+        part->owner = slot;
+        part->next_slot = wire->slots;
+        wire->slots = part;
+    }
+    return 0;
+}
+
+/* An upload still open when the run ends (abandoned by the drain, or its abort failed) is
+ * aborted here, blocking, so that no parts are left on the gateway. */
+static void upload_fini(struct wire_slot *slot)
+{
+    struct wire_upload *upload = slot->upload;
+    if (!upload)
+        return;
+    struct cm_http_target *bench = slot->wire->bench;
+    for (unsigned i = 0; upload->part_slots && i < upload->n_part_slots; i++) {
+        unlink_slot(slot->wire, &upload->part_slots[i]);
+        drop_connection(&upload->part_slots[i]);
+    }
+    char id[1600];
+    if (upload->live && cm_http_escape(upload->id, false, id, sizeof id) == 0) {
+        char query[1700], error[512];
+        snprintf(query, sizeof query, "uploadId=%s", id);
+        struct cm_http_response response = {0};
+        int rc = cm_http_request(bench->client, "DELETE", upload->container_name, slot->name, query,
+                                 NULL, 0, NULL, &response, error, sizeof error);
+        if (rc == 0 && response.status >= 200 && response.status <= 299)
+            bench->uploads_aborted++;
+        else
+            bench->uploads_left++;
+        cm_http_response_fini(&response);
+    }
+    free(upload->etags);
+    free(upload->body);
+    free(upload->part_slots);
+    free(upload);
+    slot->upload = NULL;
+}
+
+/* CompleteMultipartUpload's body: every part's number and ETag. Its length. */
+static size_t upload_list(struct wire_upload *upload)
+{
+    size_t used = (size_t)snprintf(upload->body, upload->body_size, "<CompleteMultipartUpload>");
+    for (unsigned i = 0; i < upload->parts && used < upload->body_size; i++)
+        used += (size_t)snprintf(upload->body + used, upload->body_size - used,
+                                 "<Part><PartNumber>%u</PartNumber><ETag>%s</ETag></Part>", i + 1,
+                                 upload->etags[i]);
+    if (used < upload->body_size)
+        used += (size_t)snprintf(upload->body + used, upload->body_size - used,
+                                 "</CompleteMultipartUpload>");
+    return used < upload->body_size ? used : upload->body_size - 1;
+}
+
+/* Sends one of the upload's requests on the object's slot: POST ?uploads (start), POST
+ * ?uploadId= with the part list (complete), DELETE ?uploadId= (abort). 0 or -errno. */
+static int upload_request(struct wire_slot *slot, enum upload_step step)
+{
+    struct wire_upload *upload = slot->upload;
+    char id[1600], query[1700];
+    upload->step = step;
+    if (cm_http_escape(upload->id, false, id, sizeof id) < 0)
+        return -ENAMETOOLONG;
+    snprintf(query, sizeof query, step == UPLOAD_START ? "uploads=" : "uploadId=%s", id);
+    slot->put = step != UPLOAD_ABORT; /* POSTs say Content-Length, 0 to start */
+    slot->body = (const unsigned char *)upload->body;
+    slot->length = step == UPLOAD_COMPLETE ? upload_list(upload) : 0;
+    refresh_token(slot->wire);
+    slot->generation = slot->wire->bench->headers_generation;
+    int rc =
+        build_request(slot, step == UPLOAD_ABORT ? "DELETE" : "POST", upload->container, query);
+    if (rc < 0)
+        return rc;
+    upload->reply[0] = '\0';
+    cm_http_answer_start(&slot->answer, false, (unsigned char *)upload->reply,
+                         sizeof upload->reply - 1);
+    start_request(slot);
+    return 0;
+}
+
+/* The next part of the upload on a part slot. */
+static void part_send(struct wire_slot *part)
+{
+    struct wire_slot *owner = part->owner;
+    struct wire_upload *upload = owner->upload;
+    uint64_t part_size = owner->wire->bench->options.part_size;
+    unsigned number = upload->next_part++;
+    uint64_t offset = (uint64_t)(number - 1) * part_size;
+    char id[1600], query[1700];
+    upload->in_flight++;
+    part->part_number = number;
+    part->put = true;
+    part->body = owner->buffer + offset;
+    part->length = (size_t)(upload->size - offset < part_size ? upload->size - offset : part_size);
+    memcpy(part->name, owner->name, sizeof part->name);
+    part->generation = owner->generation;
+    if (cm_http_escape(upload->id, false, id, sizeof id) < 0) {
+        upload_part_done(part, -ENAMETOOLONG);
+        return;
+    }
+    snprintf(query, sizeof query, "partNumber=%u&uploadId=%s", number, id);
+    int rc = build_request(part, "PUT", upload->container, query);
+    if (rc < 0) {
+        upload_part_done(part, rc);
+        return;
+    }
+    cm_http_answer_start(&part->answer, false, NULL, 0);
+    start_request(part);
+}
+
+/* A part is in (or failed): the next part on the same slot, or, when the last is in, the
+ * upload's completion (or its abort after a failure). */
+static void upload_part_done(struct wire_slot *part, int64_t result)
+{
+    struct wire_slot *owner = part->owner;
+    struct wire_upload *upload = owner->upload;
+    struct cm_http_target *bench = owner->wire->bench;
+    upload->in_flight--;
+    if (result >= 0 && !part->answer.etag[0])
+        result = -EPROTO;
+    if (result >= 0) {
+        snprintf(upload->etags[part->part_number - 1], sizeof upload->etags[0], "%s",
+                 part->answer.etag);
+        bench->parts_sent++;
+    } else if (!upload->error) {
+        upload->error = result;
+    }
+    if (!upload->error && upload->next_part <= upload->parts) {
+        part_send(part);
+        return;
+    }
+    if (upload->in_flight)
+        return;
+    int rc = upload_request(owner, upload->error ? UPLOAD_ABORT : UPLOAD_COMPLETE);
+    if (rc < 0)
+        upload_step(owner, rc);
+}
+
+/* The object's slot got the answer to one of its upload's requests. */
+static void upload_step(struct wire_slot *slot, int64_t result)
+{
+    struct wire_upload *upload = slot->upload;
+    struct cm_http_target *bench = slot->wire->bench;
+    size_t kept = slot->answer.received < sizeof upload->reply - 1 ? slot->answer.received
+                                                                   : sizeof upload->reply - 1;
+    upload->reply[kept] = '\0';
+    if (result >= 0 && upload->step != UPLOAD_ABORT && strstr(upload->reply, "<Error>"))
+        result = -EIO; /* S3 may answer 200 and put the failure in the body */
+    switch (upload->step) {
+    case UPLOAD_START: {
+        const char *id = strstr(upload->reply, "<UploadId>");
+        const char *end = id ? strstr(id, "</UploadId>") : NULL;
+        if (result >= 0 && (!end || end - id - 10 >= (long)sizeof upload->id))
+            result = -EPROTO;
+        if (result < 0) {
+            cm_engine_complete(slot->op, result);
+            return;
+        }
+        snprintf(upload->id, sizeof upload->id, "%.*s", (int)(end - id - 10), id + 10);
+        upload->live = true;
+        for (unsigned i = 0; i < upload->n_part_slots && upload->next_part <= upload->parts; i++)
+            part_send(&upload->part_slots[i]);
+        return;
+    }
+    case UPLOAD_COMPLETE:
+        if (result >= 0) {
+            upload->live = false;
+            bench->put_ok++;
+            cm_engine_complete(slot->op, (int64_t)upload->size);
+            return;
+        }
+        if (strstr(upload->reply, "<Code>EntityTooSmall</Code>") && !bench->part_size_refused) {
+            const char *message = strstr(upload->reply, "<Message>");
+            const char *end = message ? strstr(message, "</Message>") : NULL;
+            if (end && end - message <= 9)
+                end = NULL; /* an empty message */
+            bench->part_size_refused = true;
+            snprintf(bench->refusal, sizeof bench->refusal,
+                     "CompleteMultipartUpload of '%.200s/%.200s': %ld %s (EntityTooSmall%s%.*s)",
+                     upload->container_name, slot->name, slot->answer.status,
+                     cm_http_reason(slot->answer.status), end ? ": " : "",
+                     end ? (int)(end - message - 9) : 0, end ? message + 9 : "");
+        }
+        upload->error = result;
+        if (upload_request(slot, UPLOAD_ABORT) < 0)
+            cm_engine_complete(slot->op, upload->error);
+        return;
+    case UPLOAD_ABORT:
+    case UPLOAD_PARTS:
+    default:
+        if (result >= 0) {
+            upload->live = false;
+            bench->uploads_aborted++;
+        }
+        cm_engine_complete(slot->op, upload->error ? upload->error : result);
+        return;
+    }
+}
+
+/* PUT in parts: the object's payload is made whole in the slot's buffer, then its upload
+ * starts. */
+static int submit_upload(struct cm_http_target *bench, struct cm_op *op, struct wire_slot *slot,
+                         uint64_t object)
+{
+    const struct cm_http_target_options *o = &bench->options;
+    struct wire_upload *upload = slot->upload;
+    cm_payload_fill(bench->payload, slot->buffer, slot->length, slot->name, 0, op->sequence,
+                    o->run_id);
+    upload->container = bench->containers[object % o->n_containers];
+    upload->container_name = o->containers[object % o->n_containers];
+    upload->size = slot->length;
+    upload->parts = upload->size ? (unsigned)((upload->size + o->part_size - 1) / o->part_size) : 1;
+    upload->next_part = 1;
+    upload->in_flight = 0;
+    upload->error = 0;
+    upload->id[0] = '\0';
+    bench->wire->now_ns = op->start_ns;
+    return upload_request(slot, UPLOAD_START);
+}
+
 /* ---- the target --------------------------------------------------------------------------- */
 
 static int slot_init(void *self, struct cm_op *op)
@@ -591,8 +889,9 @@ static int slot_init(void *self, struct cm_op *op)
     slot->op = op;
     slot->fd = -1;
     enum cm_http_target_op kind = bench->options.op;
-    if (kind == CM_HTTP_PUT || kind == CM_HTTP_GET) {
-        slot->capacity = bench->options.size_max ? (size_t)bench->options.size_max : 1;
+    slot->walk.container = (unsigned)(op->slot % bench->options.n_containers);
+    if (kind != CM_HTTP_HEAD && kind != CM_HTTP_DELETE) {
+        slot->capacity = cm_http_slot_capacity(&bench->options);
         slot->buffer = malloc(slot->capacity);
         if (!slot->buffer) {
             free(slot);
@@ -603,6 +902,8 @@ static int slot_init(void *self, struct cm_op *op)
     wire->slots = slot;
     wire->blocking = cm_engine_blocking(op);
     op->target_slot = slot;
+    if (kind == CM_HTTP_PUT && bench->options.part_size && upload_init(slot) < 0)
+        return -ENOMEM; /* slot_fini frees what upload_init made */
     return 0;
 }
 
@@ -612,12 +913,8 @@ static void slot_fini(void *self, struct cm_op *op)
     struct wire_slot *slot = op->target_slot;
     if (!slot)
         return;
-    for (struct wire_slot **link = &bench->wire->slots; *link; link = &(*link)->next_slot) {
-        if (*link == slot) {
-            *link = slot->next_slot;
-            break;
-        }
-    }
+    unlink_slot(bench->wire, slot);
+    upload_fini(slot);
     drop_connection(slot);
     free(slot->buffer);
     free(slot);
@@ -654,8 +951,11 @@ static bool append(char *out, size_t size, size_t *used, const char *piece, size
 
 /* The request line and headers: the Swift token, or S3's SigV4 headers (signed here, with
  * the signing key cached per day: one SHA-256 and one HMAC per request). S3 bodies are not
- * hashed (UNSIGNED-PAYLOAD, as with libcurl; docs/rgw.md says why). */
-static int build_request(struct wire_slot *slot, const char *method, const char *container)
+ * hashed (UNSIGNED-PAYLOAD, as with libcurl; docs/rgw.md says why). The path is the
+ * container's, and the object's when slot->name is not empty; `query` is canonical ("" for
+ * none). */
+static int build_request(struct wire_slot *slot, const char *method, const char *container,
+                         const char *query)
 {
     struct cm_http_wire *wire = slot->wire;
     char path[sizeof wire->base_path + 1200];
@@ -663,8 +963,8 @@ static int build_request(struct wire_slot *slot, const char *method, const char 
     if (!APPEND(path, sizeof path, &path_len, wire->base_path) ||
         !append(path, sizeof path, &path_len, "/", 1) ||
         !APPEND(path, sizeof path, &path_len, container) ||
-        !append(path, sizeof path, &path_len, "/", 1) ||
-        !APPEND(path, sizeof path, &path_len, slot->name))
+        (slot->name[0] && (!append(path, sizeof path, &path_len, "/", 1) ||
+                           !APPEND(path, sizeof path, &path_len, slot->name))))
         return -ENAMETOOLONG;
     char *out = slot->request;
     size_t size = sizeof slot->request, used = 0;
@@ -673,12 +973,14 @@ static int build_request(struct wire_slot *slot, const char *method, const char 
     slot->path_offset = used;
     slot->path_len = path_len;
     if (!append(out, size, &used, path, path_len) ||
+        (query[0] && (!append(out, size, &used, "?", 1) || !APPEND(out, size, &used, query))) ||
         !APPEND(out, size, &used, " HTTP/1.1\r\nHost: ") || !APPEND(out, size, &used, wire->host) ||
         !append(out, size, &used, "\r\n", 2) || !APPEND(out, size, &used, wire->token))
         return -ENAMETOOLONG;
     if (wire->s3) {
-        int signed_len = cm_sigv4_headers(&wire->signer, time(NULL), method, path, "", wire->host,
-                                          CM_SIGV4_UNSIGNED_PAYLOAD, out + used, size - used);
+        int signed_len =
+            cm_sigv4_headers(&wire->signer, time(NULL), method, path, query, wire->host,
+                             CM_SIGV4_UNSIGNED_PAYLOAD, out + used, size - used);
         if (signed_len < 0)
             return signed_len;
         used += (size_t)signed_len;
@@ -702,29 +1004,64 @@ static int build_request(struct wire_slot *slot, const char *method, const char 
     return 0;
 }
 
+/* LIST: the walk's next page of its container. */
+static int submit_list(struct cm_http_target *bench, struct cm_op *op, struct wire_slot *slot)
+{
+    struct cm_http_wire *wire = bench->wire;
+    if (cm_http_list_next(bench, op, &slot->walk) == CM_TARGET_DONE)
+        return CM_TARGET_DONE;
+    char query[4600];
+    if (cm_http_list_query(bench, &slot->walk, query, sizeof query) < 0)
+        return -ENAMETOOLONG;
+    wire->now_ns = op->start_ns;
+    refresh_token(wire);
+    slot->generation = bench->headers_generation;
+    slot->put = false;
+    slot->name[0] = '\0';
+    slot->length = 0;
+    int rc = build_request(slot, "GET", bench->containers[slot->walk.container], query);
+    if (rc < 0)
+        return rc;
+    cm_http_answer_start(&slot->answer, false, slot->buffer, slot->capacity);
+    start_request(slot);
+    return 0;
+}
+
 static int submit(void *self, struct cm_op *op)
 {
     struct cm_http_target *bench = self;
     struct cm_http_wire *wire = bench->wire;
     struct wire_slot *slot = op->target_slot;
     const struct cm_http_target_options *o = &bench->options;
+    enum cm_http_target_op request = o->op;
+    if (request == CM_HTTP_MIXED)
+        request = cm_http_mixed_pick(bench, op);
+    if (request == CM_HTTP_LIST)
+        return submit_list(bench, op, slot);
     uint64_t object;
-    if (cm_http_target_next_op(bench, op, &object, &slot->length, slot->name, sizeof slot->name) ==
-        CM_TARGET_DONE)
+    int rc = o->op == CM_HTTP_MIXED ? cm_http_mixed_next(bench, op, request, &object, &slot->length,
+                                                         slot->name, sizeof slot->name)
+                                    : cm_http_target_next_op(bench, op, &object, &slot->length,
+                                                             slot->name, sizeof slot->name);
+    if (rc == CM_TARGET_DONE)
         return CM_TARGET_DONE;
+    if (slot->upload)
+        return submit_upload(bench, op, slot, object);
+    request = op->kind == CM_OP_WRITE ? CM_HTTP_PUT : request; /* mixed: may have become a put */
+    slot->object = object;
     wire->now_ns = op->start_ns;
     refresh_token(wire);
     slot->generation = bench->headers_generation;
-    slot->put = o->op == CM_HTTP_PUT;
+    slot->put = request == CM_HTTP_PUT;
     slot->body = slot->buffer;
-    int rc = build_request(slot, cm_http_target_op_name(o->op),
-                           bench->containers[object % o->n_containers]);
+    rc = build_request(slot, cm_http_target_op_name(request),
+                       bench->containers[object % o->n_containers], "");
     if (rc < 0)
         return rc;
-    if (o->op == CM_HTTP_PUT)
+    if (slot->put)
         cm_payload_fill(bench->payload, slot->buffer, slot->length, slot->name, 0, op->sequence,
                         o->run_id);
-    cm_http_answer_start(&slot->answer, o->op == CM_HTTP_HEAD, slot->buffer, slot->capacity);
+    cm_http_answer_start(&slot->answer, request == CM_HTTP_HEAD, slot->buffer, slot->capacity);
     start_request(slot);
     return 0;
 }
@@ -801,7 +1138,7 @@ static int submit_request(void *self, struct cm_op *op, struct cm_request *reque
     slot->put = strcmp(method, "PUT") == 0;
     slot->body = request->data;
     slot->length = slot->put ? request->data_length : 0;
-    int rc = build_request(slot, method, container);
+    int rc = build_request(slot, method, container, "");
     if (rc < 0) {
         if (rc == -ENAMETOOLONG)
             snprintf(request->message, sizeof request->message,
@@ -908,7 +1245,16 @@ static int wait_fd(void *self)
 
 static void complete(void *self, struct cm_op *op)
 {
+    struct cm_http_target *bench = self;
     struct wire_slot *slot = op->target_slot;
+    if (op->kind == CM_OP_LIST) {
+        size_t received = slot->answer.received;
+        cm_http_list_page(bench, op, &slot->walk, (const char *)slot->buffer, received,
+                          received < slot->capacity ? received : slot->capacity);
+        return;
+    }
+    if (bench->options.op == CM_HTTP_MIXED)
+        cm_http_mixed_done(bench, op, slot->object);
     cm_http_target_verify(self, op, slot->buffer, slot->answer.received, slot->length, slot->name);
     cm_http_target_first_byte(self, op, slot->first_byte_ns);
 }

@@ -179,6 +179,45 @@ function M.s3_connect(opts)
   return conn, { source = source, endpoint = creds.endpoint }
 end
 
+-- radosgw-admin ARGS... against the cluster this run uses (its conf and keyring, as the
+-- rados module's defaults say) -> the decoded JSON it printed, or nil, a one-line message.
+-- Needs a keyring allowed to read rgw's pools (the admin's, on the local cluster).
+function M.admin(args)
+  local json = require "cephmark.json"
+  local defaults = require("cephmark.rados").defaults or {}
+  local argv = { "radosgw-admin" }
+  if defaults.conf then argv[#argv + 1] = "-c"; argv[#argv + 1] = defaults.conf end
+  if defaults.keyring then argv[#argv + 1] = "--keyring"; argv[#argv + 1] = defaults.keyring end
+  argv[#argv + 1] = "-n"
+  argv[#argv + 1] = "client." .. (defaults.id or "admin")
+  for _, a in ipairs(args) do argv[#argv + 1] = a end
+  local result, err = sys.run(argv, { timeout = 60 })
+  if not result then return nil, "cannot run radosgw-admin: " .. tostring(err) end
+  if result.status ~= 0 then
+    local line = result.stderr:gsub("%s+$", ""):match("([^\n]*)$")
+    return nil, string.format("radosgw-admin %s failed: %s", table.concat(args, " "), line)
+  end
+  local ok, decoded = pcall(json.decode, result.stdout ~= "" and result.stdout or "null")
+  if not ok then return nil, "radosgw-admin " .. table.concat(args, " ") .. ": not JSON" end
+  return decoded
+end
+
+-- index_shards(names) -> { [name] = shards, ... }, or nil and a message: the bucket index
+-- shard count of each bucket (a Swift container is a bucket of the same name), from
+-- `radosgw-admin bucket stats --bucket=NAME`'s num_shards (radosgw's bucket instance).
+function M.index_shards(names)
+  local shards = {}
+  for _, name in ipairs(names) do
+    local stats, err = M.admin { "bucket", "stats", "--bucket=" .. name }
+    if not stats then return nil, err end
+    if type(stats) ~= "table" or math.type(stats.num_shards) ~= "integer" then
+      return nil, "radosgw-admin bucket stats --bucket=" .. name .. " gave no num_shards"
+    end
+    shards[name] = stats.num_shards
+  end
+  return shards
+end
+
 -- "404 Not Found x3, 503 Service Unavailable x1" from a bench result's http_errors, plus
 -- requests that got no answer; "" when there were none.
 function M.error_summary(result)

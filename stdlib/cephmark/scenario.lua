@@ -1242,7 +1242,8 @@ local function io_words(mixed)
   return words
 end
 
-local object_ops = { put = { op = "put" }, get = { op = "get" }, head = { op = "head" }, delete = { op = "delete" } }
+local object_ops = { put = { op = "put" }, get = { op = "get" }, head = { op = "head" }, delete = { op = "delete" },
+  list = { op = "list" }, mixed = { op = "mixed" } }
 
 -- What s:phase knows of each kind of target: what a phase's name means on it (the bench
 -- options the name stands for), which options say it instead, and what a phase on it is
@@ -1258,9 +1259,9 @@ local target_kinds = {
     choices = "read, write, randread, randwrite, readwrite or randrw (fio's rw=)",
     say = 'io_type = "write" (and pattern = "rand")', describe = tostring },
   swift = { arg = "swift", noun = "a Swift phase", keys = { "op" }, names = object_ops,
-    choices = "put, get, head or delete", say = 'op = "put"', objects = true },
+    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true },
   s3 = { arg = "s3", noun = "an S3 phase", keys = { "op" }, names = object_ops,
-    choices = "put, get, head or delete", say = 'op = "put"', objects = true },
+    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true },
   disk = { arg = "disk", noun = "a disk phase", keys = { "io_type", "pattern" }, names = io_words(false),
     choices = "read, write, randread or randwrite (fio's rw=)", say = 'io_type = "write" (and pattern = "rand")' },
   socket = { arg = "socket", noun = "a socket phase", keys = { "mode", "direction" },
@@ -1499,7 +1500,7 @@ local function container_key(bench)
   return nil
 end
 
--- A get, head or delete phase on a Swift or S3 connection without from= or objects= works
+-- A get, head, delete, list or mixed phase on a Swift or S3 connection without from= or objects= works
 -- on the objects of the newest put phase on that connection (into the same containers,
 -- when it names them), as a seq phase reads what a write phase wrote in a pool.
 function Run:default_from(name, connection, bench, site)

@@ -56,6 +56,24 @@ printf '%s{name="x", telemetry="off", run=function() end}\n' "$scenario" >"$W/n1
 printf '%s{name="x", wait_clean="soon", run=function() end}\n' "$scenario" >"$W/n16w.lua"
 printf '%s{name="x", wait_clean=0, run=function() end}\n' "$scenario" >"$W/n16z.lua"
 printf '%s{name="x", quiesce="yes", run=function() end}\n' "$scenario" >"$W/n16q.lua"
+# object gateway benches: options checked before any request (the endpoint is never reached)
+s3bench() {
+  printf 'local c = require("cephmark.s3").connect{endpoint="http://127.0.0.1:1", access_key="a", secret_key="b"}\nc:bench{%s}\n' "$2" >"$W/$1.lua"
+}
+s3bench mp1 'op="put", bucket="b", multipart={part_size=0}'
+s3bench mp2 'op="put", bucket="b", multipart={part_size="5M", inflight=2}'
+s3bench mp3 'op="put", bucket="b", size="100G", multipart={part_size="1M"}'
+s3bench mp4 'op="get", bucket="b", objects=1, multipart={part_size="5M"}'
+s3bench mp5 'op="put", bucket="b", multipart={parts_in_flight=0}'
+s3bench mp6 'op="put", bucket="b", multipart="5M"'
+s3bench ls1 'op="list", bucket="b", objects=1, page_size=0'
+s3bench ls2 'op="list", bucket="b", objects=1, page_size=5000'
+s3bench ls3 'op="list", bucket="b"'
+s3bench gmx1 'op="mixed", bucket="b", objects=10, mix={get=-1, put=2}'
+s3bench gmx2 'op="mixed", bucket="b", objects=10, mix={get=0, put=0}'
+s3bench gmx3 'op="mixed", bucket="b", objects=10, mix={get=1, copy=1}'
+s3bench gmx4 'op="mixed", bucket="b", objects=10'
+s3bench gmx5 'op="get", bucket="b", objects=10, mix={get=1}'
 printf '%s{name="x", params={r=require("cephmark").number(1e309)}, run=function() end}\n' "$scenario" >"$W/n17.lua"
 # repetitions: the scenario's repeats and order fields, checked where it is defined
 printf '%s{name="x", repeats=0, run=function() end}\n' "$scenario" >"$W/rp1.lua"

@@ -25,6 +25,13 @@ printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:p
 printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("cephmark-no-such-pool"))\n' >"$W/nopool.lua"
 printf 'require("cephmark.connection").connect()\n' >"$W/connect.lua"
 printf 'local rgw = require "cephmark.rgw"\nlocal conn = rgw.swift_connect {}\nassert(conn:list("cephmark-no-such-container"))\n' >"$W/container.lua"
+# parts below radosgw's minimum: its own EntityTooSmall, the upload aborted, the bucket removed
+cat >"$W/mpsmall.lua" <<'LUA'
+local c = require("cephmark.rgw").s3_connect {}
+assert(c:create_bucket("cephmark-bi-mp"))
+local guard <close> = setmetatable({}, { __close = function() assert(#c:list_uploads("cephmark-bi-mp") == 0); c:delete_bucket("cephmark-bi-mp") end })
+c:bench { op = "put", bucket = "cephmark-bi-mp", objects = 1, size = "3M", threads = 1, prefix = "small", multipart = { part_size = "1M", parts_in_flight = 3 } }
+LUA
 bench_script() { # NAME OPTIONS: a script that runs one pool:bench in the empty pool
   printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("%s"))\np:bench{%s}\n' "$pool" "$2" >"$W/$1.lua"
 }

@@ -221,7 +221,7 @@ run_cli 2 run "$work/objects.lua" -o "$work/r-objects-get"
 expect_stderr_line "cephmark: $work/objects.lua:5: s:phase('get'): no put phase before it on this connection (into cephmark-pt-none): a get phase works on the objects a put phase wrote; run one first, or give from = (a put phase's result)"
 expect_stderr_lines 1
 run_cli 2 run "$work/objects.lua" -p case=upload -o "$work/r-objects-upload"
-expect_stderr_line "cephmark: $work/objects.lua:8: s:phase('upload', s3): an S3 phase is put, get, head or delete, or says which with op = \"put\""
+expect_stderr_line "cephmark: $work/objects.lua:8: s:phase('upload', s3): an S3 phase is put, get, head, delete, list or mixed, or says which with op = \"put\""
 expect_stderr_lines 1
 
 checks=$((checks + 1))

@@ -3,7 +3,7 @@
 # radosgw started before the placement targets existed, it prepares them and stops with the
 # one-line restart message; after `cephmark cluster restart client.rgw.cephmark` (the
 # documented order) it writes each bucket's data into its own pool and compares them;
-# mode=remove cleans up.
+# mode=remove cleans up. rgw-mixed compares the two placement targets under its mix.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
 work=$(mktemp -d)
@@ -39,6 +39,12 @@ expect_stdout "^pool cephmark-rgw-replica-data holds 20 RADOS objects"
 expect_stdout "^pool cephmark-rgw-ec-data holds 20 RADOS objects"
 expect_stdout "^comparison by data_pool \(baseline replica, marked \*; one run each: the uncertainty of these changes is unknown, --repeats N measures it\)$"
 expect_stdout "^get +ec +[0-9.]+ \([-+][0-9.]+%\)"
+# ---- rgw-mixed on the same placement targets: the mix replicated against erasure-coded -------
+run_cli 0 run "$scenarios/rgw-mixed.lua" -p placements=cephmark-replica,cephmark-ec -p buckets=2 \
+  -p objects=40 -p seconds=1 -p threads=4 -p progress=false -o "$work/mixed"
+expect_stdout "^\[3\] prefill placement=cephmark-ec"
+expect_stdout "^comparison by placement \(baseline cephmark-replica"
+expect_stdout "^mixed +cephmark-ec +[0-9.]+ \([-+][0-9.]+%\)"
 run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p mode=remove -o "$work/ec5"
 expect_stdout "removed placement target cephmark-ec and pool cephmark-rgw-ec-data"
 

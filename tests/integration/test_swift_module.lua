@@ -129,10 +129,10 @@ t.raises(function() conn:bench { op = "get", container = C } end, "needs objects
 t.raises(function() conn:bench { op = "put", container = C, threds = 4 } end, "unknown option 'threds'",
   "a typo in an option")
 t.raises(function() conn:bench { op = "fly", container = C } end,
-  "unknown op 'fly' %(expected put, get, head or delete%)", "unknown op: the choices from the option table")
+  "unknown op 'fly' %(expected put, get, head, delete, list or mixed%)", "unknown op: the choices from the option table")
 t.raises(function() conn:bench { op = "get", container = C, objects = 1, transport = "tcp" } end,
   "unknown transport 'tcp' %(expected auto, curl or native%)", "unknown transport")
-t.raises(function() conn:bench { op = "put" } end, "which container", "no container")
+t.raises(function() conn:bench { op = "get", objects = 1 } end, "which container", "get: no container")
 t.raises(function() swift.connect { auth_url = creds.auth_url, user = creds.user } end, "key is missing",
   "connect without a key")
 
