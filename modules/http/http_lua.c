@@ -730,7 +730,7 @@ struct connection_lua_options {
     int op, transport;
     const char *bucket, *container, *prefix;
     int buckets, containers, from, mix, multipart, size; /* stack indices of tables, 0: absent */
-    int64_t first_object, objects, page_size, run_id, spread;
+    int64_t first_object, objects, page_size, run_id, seed, spread;
     double give_up;
     bool random, verify;
 };
@@ -773,6 +773,8 @@ static const struct cm_option connection_options[] = {
      "get, head: objects at random (else in order, wrapping)"},
     {"run_id", CM_OPTION_INTEGER, CONNECTION_OPTION(run_id), "0", 0, 0, NULL, 0,
      "seeds payloads and sizes; get and delete use the put's"},
+    {"seed", CM_OPTION_INTEGER, CONNECTION_OPTION(seed), "0", 0, INT64_MAX, NULL, 0,
+     "random picks of objects and mixed's kinds: the same seed repeats them; 0: a fresh one"},
     {"size", CM_OPTION_TABLE, CONNECTION_OPTION(size), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
      "object size, or a range {low, high}; default 4K"},
     {"spread", CM_OPTION_INTEGER, CONNECTION_OPTION(spread), "16", 1, CM_HTTP_BENCH_MAX_CONTAINERS,
@@ -954,6 +956,7 @@ static void bench_prepare(struct cm_bench *b)
         options->prefix = state->default_prefix;
     }
     options->random = o->random;
+    options->seed = (uint64_t)o->seed;
     options->page_size = (uint64_t)o->page_size;
     /* a gateway that answers nothing for this long ends the run (docs/rgw.md) */
     options->give_up_ns = (uint64_t)(o->give_up * 1e9);

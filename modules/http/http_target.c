@@ -471,7 +471,7 @@ enum cm_http_target_op cm_http_mixed_pick(struct cm_http_target *bench, struct c
     static const enum cm_http_target_op requests[CM_OP_KINDS] = {
         [CM_OP_READ] = CM_HTTP_GET,  [CM_OP_WRITE] = CM_HTTP_PUT, [CM_OP_REMOVE] = CM_HTTP_DELETE,
         [CM_OP_STAT] = CM_HTTP_HEAD, [CM_OP_LIST] = CM_HTTP_LIST, [CM_OP_OTHER] = CM_HTTP_GET};
-    op->kind = cm_mix_pick(&bench->options.mix, &bench->rng);
+    op->kind = cm_mix_pick(&bench->options.mix, &bench->mix_rng);
     return requests[op->kind];
 }
 
@@ -1071,7 +1071,10 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
     bench->headers = copy_headers(client, options->op == CM_HTTP_PUT);
     if (!bench->ttfb || (!bench->headers && client->headers))
         goto oom;
-    bench->rng = options->run_id ^ cm_rados_new_run_id();
+    /* a given seed repeats the phase's picks and kinds; else a fresh one per phase */
+    bench->rng = options->seed ? options->seed : options->run_id ^ cm_rados_new_run_id();
+    uint64_t kinds_seed = bench->rng ^ 0x9e3779b97f4a7c15ULL;
+    bench->mix_rng = cm_splitmix64(&kinds_seed);
 
     char why[256];
     bool native_ok = cm_http_wire_supported(client, why, sizeof why);

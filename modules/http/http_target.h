@@ -67,6 +67,7 @@ struct cm_http_target_options {
     uint64_t size_min, size_max; /* object size, or a range (min <= max) */
     uint64_t run_id;             /* seeds payloads and sizes; GET/DELETE use the PUT's */
     bool random;                 /* GET/HEAD: pick objects at random (else in order, wrapping) */
+    uint64_t seed;               /* random picks and mixed's kinds; 0: a fresh seed for the phase */
     bool verify;                 /* GET: check what came back */
     enum cm_http_transport transport;
     /* Stop the run when no request succeeded for this long while requests kept failing
@@ -111,6 +112,8 @@ struct cm_http_target {
     char prefix[CM_HTTP_BENCH_PREFIX_MAX];
     cm_payload *payload;
     uint64_t rng;
+    uint64_t mix_rng; /* mixed: the kinds' own generator, so that a seed repeats them whatever
+                       * the object picks drew */
     uint64_t next_object;
 
     enum cm_http_transport transport; /* CURL or NATIVE, after AUTO is resolved */

@@ -110,6 +110,14 @@ local function mixed(api, conn)
     sum = sum + (kind and kind.ops or 0)
   end
   t.eq(sum, mix.ops, api .. " mixed: the kinds add up to the total")
+  -- a seed repeats the kinds drawn, whatever the timing made of the object picks
+  local function seeded() return conn:bench { op = "mixed", from = put, ops = 200, threads = 8, page_size = 50,
+    seed = 11, mix = { get = 50, head = 30, list = 20 } } end
+  local first, again = seeded(), seeded()
+  t.eq(first.seed, 11, api .. " mixed: the seed is in the result")
+  for _, name in ipairs { "get", "head", "list" } do
+    t.eq((again.by_op[name] or {}).ops, (first.by_op[name] or {}).ops, api .. " mixed: seed 11 repeats the " .. name .. " count")
+  end
   -- a fresh set (the mix above deleted some of the first): deletes take most of it
   local fresh = conn:bench { op = "put", containers = put.containers, objects = 100, size = "1K", threads = 8,
     prefix = "fresh" }
