@@ -3,6 +3,7 @@
  * profiles, placement checks) is written in Lua in stdlib/cephmark/rados/pools.lua and
  * installed on the cluster type when this module loads. */
 #include "bench_lua.h"
+#include "distrib_lua.h"
 #include "exitcode.h"
 #include "interrupt.h"
 #include "json.h"
@@ -1257,8 +1258,10 @@ static void bench_bound_slots(struct cm_bench *b, int op, const struct cm_rados_
 /* What pool:bench reads from its options table (pool_bench_options). */
 struct pool_lua_options {
     int op;
-    const char *run_name, *prefix;
-    uint64_t block_size, object_size;
+    const char *run_name, *prefix, *access;
+    uint64_t block_size;
+    int object_size; /* the stack index of the value given: a size or a distribution */
+    int64_t seed;
     bool verify, hints, temporary;
 };
 
@@ -1267,18 +1270,23 @@ static const char *const rados_ops[] = {"write", "seq", "rand", "cleanup", NULL}
 #define POOL_OPTION(field) offsetof(struct pool_lua_options, field)
 
 static const struct cm_option pool_bench_options[] = {
+    {"access", CM_OPTION_STRING, POOL_OPTION(access), "uniform", 0, 0, NULL, 0,
+     "rand: which objects: uniform, zipf:θ, pareto:h or hotspot:A/B (A % take B % of reads)"},
     {"block_size", CM_OPTION_SIZE, POOL_OPTION(block_size), "4M", 0, 0, NULL, 0,
      "write: bytes per op (rados bench -b); reads use the write run's"},
     {"hints", CM_OPTION_BOOL, POOL_OPTION(hints), "true", 0, 0, NULL, CM_OPTION_NO_RESULT,
      "write: allocation hints with each object, as rados bench sends"},
-    {"object_size", CM_OPTION_SIZE, POOL_OPTION(object_size), NULL, 0, 0, NULL, 0,
-     "write: object size, a multiple of block_size (rados bench -O); default block_size"},
+    {"object_size", CM_OPTION_TABLE, POOL_OPTION(object_size), NULL, 0, 0, NULL, 0,
+     "write: object size, a multiple of block_size (rados bench -O; default block_size), or "
+     "sizes written whole: {low, high} or { {\"4K\", 40}, {\"4M\", 60} }"},
     {"op", CM_OPTION_CHOICE, POOL_OPTION(op), "write", 0, 0, rados_ops, 0,
      "write, seq or rand reads of a write run, or cleanup (rados bench's modes)"},
     {"prefix", CM_OPTION_STRING, POOL_OPTION(prefix), NULL, 0, 0, NULL, 0,
      "object name prefix; default benchmark_data_<host>_<pid>; cleanup: objects under it"},
     {"run_name", CM_OPTION_STRING, POOL_OPTION(run_name), "cephmark_bench_last_metadata", 0, 0,
      NULL, 0, "the run's metadata object (rados bench --run-name)"},
+    {"seed", CM_OPTION_INTEGER, POOL_OPTION(seed), "0", 0, INT64_MAX, NULL, CM_OPTION_NO_RESULT,
+     "rand: seed of the object picks, to repeat a sequence (0: a fresh one per run)"},
     {"temporary", CM_OPTION_BOOL, POOL_OPTION(temporary), "false", 0, 0, NULL, 0,
      "write: a run the scenario removes itself (listed as a leftover if it does not)"},
     {"verify", CM_OPTION_BOOL, POOL_OPTION(verify), "true", 0, 0, NULL, 0,
@@ -1298,15 +1306,39 @@ struct pool_bench_state {
     bool full_try;
     int meta_rc;
     const char *meta_what;
+    struct cm_access_spec access;
 };
 
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
- *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, hints=,
- *   temporary=, on_second=}
+ *   block_size=, object_size=, access=, seed=, rate=, warmup=, run_name=, prefix=,
+ *   verify=, hints=, temporary=, on_second=}
  *   -> result table (raises on misuse and when the run cannot start) */
 static void *pool_object(lua_State *L, int arg)
 {
     return check_pool(L, arg);
+}
+
+/* object_size: a size (rados bench -O), or a distribution of sizes, each object then
+ * written whole at its own size (block and object sizes hold the largest). */
+static void pool_bench_object_size(struct cm_bench *b, struct cm_rados_run_meta *meta)
+{
+    const struct pool_lua_options *o = b->options;
+    lua_State *L = b->L;
+    meta->block_size = meta->object_size = o->block_size;
+    if (!o->object_size)
+        return;
+    struct cm_size_dist sizes;
+    if (lua_type(L, o->object_size) != LUA_TTABLE) {
+        meta->object_size = cm_lua_opt_size(L, b->table, "object_size", 0, "bench");
+        return;
+    }
+    if (cm_bench_given(b, "block_size"))
+        luaL_error(L, "bench: object_size as a distribution writes each object whole in one op: "
+                      "leave block_size out");
+    cm_lua_size_dist(L, o->object_size, "bench", "object_size", &sizes);
+    meta->sized = true;
+    meta->sizes = sizes;
+    meta->block_size = meta->object_size = cm_size_max(&sizes);
 }
 
 /* A write's metadata, once its options are checked. */
@@ -1315,8 +1347,7 @@ static void pool_bench_new_run(struct cm_bench *b)
     const struct pool_lua_options *o = b->options;
     struct cm_rados_run_meta *meta = &((struct pool_bench_state *)b->state)->meta;
     lua_State *L = b->L;
-    meta->block_size = o->block_size;
-    meta->object_size = cm_bench_given(b, "object_size") ? o->object_size : o->block_size;
+    pool_bench_object_size(b, meta);
     if (meta->block_size == 0) {
         luaL_error(L, "bench: block_size must be at least 1 byte");
         return;
@@ -1341,7 +1372,7 @@ static void pool_bench_new_run(struct cm_bench *b)
     meta->run_id = cm_rados_new_run_id();
     meta->owner.run_id = meta->run_id;
     cm_owner_self(&meta->owner);
-    meta->version = 2;
+    meta->version = meta->sized ? 3 : 2;
 }
 
 /* The objects of a run without usable metadata, listed by prefix. */
@@ -1409,6 +1440,9 @@ static void pool_bench_prepare(struct cm_bench *b)
                       "bench: an empty prefix names every object in the pool: refused (give "
                       "the run's own prefix, e.g. benchmark_data_HOST_PID)");
     marker_name(o->run_name, state->marker, sizeof state->marker);
+    cm_lua_access_spec(L, o->access, "bench", &state->access);
+    if ((cm_bench_given(b, "access") || cm_bench_given(b, "seed")) && o->op != CM_RADOS_RAND)
+        luaL_error(L, "bench: access and seed apply to rand reads only");
     if (o->op == CM_RADOS_WRITE)
         pool_bench_new_run(b);
     else
@@ -1449,6 +1483,9 @@ static void pool_bench_open(struct cm_bench *b)
                              &state->meta, o->verify, error, sizeof error) < 0)
         cm_error_user(L, CM_EXIT_USAGE, "%s", error);
     state->target_open = true;
+    if (o->op == CM_RADOS_RAND &&
+        cm_rados_target_set_access(&state->target, &state->access, (uint64_t)o->seed) < 0)
+        luaL_error(L, "bench: out of memory");
     state->target.names = state->names;
     state->target.n_names = state->n_names;
     state->target.alloc_hints = o->hints;
@@ -1533,6 +1570,11 @@ static void pool_bench_result(struct cm_bench *b)
     cm_result_integer(L, "block_size", meta->block_size);
     cm_result_integer(L, "object_size", meta->object_size);
     cm_result_integer(L, "objects", state->names ? state->n_names : meta->objects);
+    if (meta->sized) {
+        char sizes[400];
+        if (cm_size_format(&meta->sizes, sizes, sizeof sizes) > 0)
+            cm_result_string(L, "object_sizes", sizes);
+    }
     if (o->op == CM_RADOS_WRITE)
         cm_result_bool(L, "hints", o->hints);
     if (state->meta_rc < 0) {

@@ -4,6 +4,7 @@
 #ifndef CEPHMARK_RADOS_TARGET_H
 #define CEPHMARK_RADOS_TARGET_H
 
+#include "distrib.h"
 #include "engine.h"
 #include "payload.h"
 #include "rados_owner.h"
@@ -29,6 +30,10 @@ struct cm_rados_run_meta {
     int version;
     bool complete;
     struct cm_owner owner; /* the writing process */
+    /* format 3: each object's size drawn from `sizes` by (run_id, object index), written
+     * whole (one block per object); object_size and block_size hold the largest */
+    bool sized;
+    struct cm_size_dist sizes;
 };
 
 #define CM_RADOS_VERIFY_ERRORS_KEPT 8
@@ -42,6 +47,10 @@ struct cm_rados_target {
     struct cm_rados_run_meta meta; /* the run being written, or the one being read */
     bool verify;
     uint64_t rng;
+    /* rand: the object chooser (uniform: over blocks, as rados bench's rand; skewed: over
+     * objects, then a block of the object); set with cm_rados_target_set_access */
+    struct cm_access access;
+    bool skewed;
     cm_payload *payload;
     /* remove by name list (cleanup by prefix) instead of by metadata */
     char **names;
@@ -78,6 +87,11 @@ int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
                          enum cm_rados_target_op op, const struct cm_rados_run_meta *meta,
                          bool verify, char *error, size_t error_size);
 void cm_rados_target_fini(struct cm_rados_target *bench);
+
+/* rand: picks objects by `spec` from here on, with picks drawn from `seed` (0: a fresh
+ * seed); the hot objects are fixed by the write run (its run id). 0 or -ENOMEM. */
+int cm_rados_target_set_access(struct cm_rados_target *bench, const struct cm_access_spec *spec,
+                               uint64_t seed);
 
 /* Prepares a target that serves only requests chosen by its caller (submit_request:
  * read, write, write_full, stat, remove of named objects), for scripted workers. Released

@@ -173,7 +173,7 @@ return require("cephmark").scenario { name = "pt-pool-option", pools = { a = {} 
 end }
 EOF
 run_cli 2 run "$work/pool-option.lua" -o "$work/r-pool-option"
-expect_stderr_line "cephmark: $work/pool-option.lua:2: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a pool phase takes block_size, bytes, drain_timeout, hints, ignore_interrupt, label, object_size, on_second, op, ops, prefix, rate, report, run_name, seconds, temporary, threads, variant, verify, warmup"
+expect_stderr_line "cephmark: $work/pool-option.lua:2: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a pool phase takes access, block_size, bytes, drain_timeout, hints, ignore_interrupt, label, object_size, on_second, op, ops, prefix, rate, report, run_name, seconds, seed, temporary, threads, variant, verify, warmup"
 expect_stderr_lines 1
 
 # an image: rbd.create/open in the run, removed by a guard whatever happens
