@@ -1135,7 +1135,7 @@ static int reclaim_own_run(struct pool_handle *pool, const char *run_name,
                            const struct cm_rados_run_meta *meta)
 {
     struct cm_rados_run_meta existing;
-    char error[512], text[1024];
+    char error[512], text[2048];
     if (cm_rados_meta_read(pool->ioctx, run_name, &existing, error, sizeof error,
                            pool->cluster->timeout) < 0 ||
         existing.version < 2 || !owner_is_self(&existing.owner))
@@ -1206,7 +1206,7 @@ static int claim_run(struct pool_handle *pool, const char *run_name, const char 
         rc = reclaim_own_run(pool, run_name, meta);
     if (rc < 0)
         return rc;
-    char text[1400];
+    char text[2048];
     int n = cm_rados_meta_format(meta, false, text, sizeof text);
     if (n > 0)
         n += snprintf(text + n, sizeof text - (size_t)n, "run_name %s\ntemporary %d\n", run_name,
