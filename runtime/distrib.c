@@ -156,33 +156,32 @@ void cm_access_format(const struct cm_access_spec *spec, char *out, size_t size)
     }
 }
 
-/* ---- the scatter: a seeded bijection on [0, n) ------------------------------------------- */
+/* ---- the scatter: a seeded bijection on [0, n) -------------------------------------------- */
 
+/* Ranks below the largest power of two p <= n (all the hot ones: p > n / 2) go through
+ * x -> (x * odd + c) mod p, a bijection on [0, p) whose multiplier is p times the golden
+ * ratio's fraction (Fibonacci hashing: consecutive ranks land far apart, evenly); ranks
+ * from p up (the coldest) stay in place; then everything is rotated by a seeded offset
+ * mod n. Two steps without a division or a data-dependent loop: the cycle walk this
+ * replaced cost 8 ns per pick in mispredicted branches. */
 static void scatter_init(struct cm_access *a, uint64_t seed)
 {
     unsigned bits = 0;
-    while (bits < 64 && (a->n - 1) >> bits)
+    while (bits < 63 && ((uint64_t)1 << (bits + 1)) <= a->n)
         bits++;
-    a->mask = bits == 64 ? UINT64_MAX : (((uint64_t)1 << bits) - 1);
+    a->span = (uint64_t)1 << bits;
     uint64_t state = seed;
-    /* an odd multiplier near 2^bits times the golden ratio's fraction, seeded in its low
-     * bits, so that neighbouring ranks land far apart */
     a->mul1 =
-        ((uint64_t)(0.6180339887498949 * (double)a->mask) ^ (cm_splitmix64(&state) & 0xffff)) | 1;
-    a->add1 = cm_splitmix64(&state);
+        ((uint64_t)(0.6180339887498949 * (double)a->span) ^ (cm_splitmix64(&state) & 0xfff)) | 1;
+    a->add1 = cm_splitmix64(&state) & (a->span - 1);
+    a->rotate = mul_high(cm_splitmix64(&state), a->n);
 }
 
-/* x -> (x * odd + c) mod 2^bits is a bijection on [0, 2^bits); walking the cycle from a
- * rank below n until it lands below n again keeps it one on [0, n). Fewer than two steps
- * on average, since 2^bits < 2n. Consecutive ranks land an odd multiplier apart: spread
- * over the name space, which is all the scatter is for. */
 static uint64_t scatter(const struct cm_access *a, uint64_t rank)
 {
-    uint64_t x = rank;
-    do
-        x = (x * a->mul1 + a->add1) & a->mask;
-    while (x >= a->n);
-    return x;
+    uint64_t x = rank < a->span ? (rank * a->mul1 + a->add1) & (a->span - 1) : rank;
+    x += a->rotate;
+    return x >= a->n ? x - a->n : x;
 }
 
 uint64_t cm_access_rank_object(const struct cm_access *access, uint64_t rank)

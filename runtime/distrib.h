@@ -5,7 +5,8 @@
  *   "pareto:h" and "hotspot:A/B" (A % of the objects take B % of the ops). The skewed ones
  *   rank the objects by heat (rank 0 hottest) and scatter the ranks over the object
  *   indices with a seeded bijection, so that the hot objects are not the first ones
- *   written (nor, for block devices, one hot region at the start). Picks cost O(1).
+ *   written (nor, for block devices, one hot region at the start). Picks cost O(1), with
+ *   no division.
  * - sizes: each object's size as a function of (seed, object index) only: fixed, a
  *   uniform range {low, high}, or weighted buckets (4K 40 %, 64K 30 %, 4M 30 %), so a
  *   reader knows every object's size without a stored list.
@@ -48,8 +49,8 @@ struct cm_access_entry; /* zipf: a singleton rank or a block of ranks */
 struct cm_access {
     struct cm_access_spec spec;
     uint64_t n;
-    /* the scatter: a bijection on [0, 2^bits) walked until it lands below n */
-    uint64_t mask, mul1, add1;
+    /* the scatter (distrib.c): ranks below `span` mixed, then all rotated */
+    uint64_t span, mul1, add1, rotate;
     /* zipf: an alias table over singleton ranks and geometric blocks of ranks */
     struct cm_access_entry *entries;
     size_t n_entries;
@@ -61,7 +62,7 @@ struct cm_access {
 };
 
 /* Prepares a chooser over `objects` (>= 1) objects; the seed fixes the scatter. Returns 0
- * or -ENOMEM. Memory: at most about 24 KiB, whatever `objects` is. */
+ * or -ENOMEM. Memory: at most 64 KiB (zipf's table), whatever `objects` is. */
 int cm_access_init(struct cm_access *access, const struct cm_access_spec *spec, uint64_t objects,
                    uint64_t seed);
 void cm_access_fini(struct cm_access *access);
