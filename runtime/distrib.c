@@ -215,11 +215,13 @@ static double zipf_mass(double theta, uint64_t first, uint64_t last)
 /* Σ k^-θ for k in [1, n]: the head one by one, the tail by Euler–Maclaurin. */
 static double zipf_total(double theta, uint64_t n)
 {
-    uint64_t head = n < 1024 ? n : 1024;
+    const uint64_t head = 1024;
     double sum = 0;
-    for (uint64_t k = head; k >= 1; k--)
+    for (uint64_t k = n < head ? n : head; k >= 1; k--)
         sum += pow((double)k, -theta);
-    return n > head ? sum + zipf_mass(theta, head + 1, n) : sum;
+    if (n <= head)
+        return sum;
+    return sum + zipf_mass(theta, head + 1, n);
 }
 
 /* Vose's alias method over the blocks' masses: entry i keeps block i with probability
@@ -259,7 +261,7 @@ static size_t zipf_layout(const struct cm_access *a, struct zipf_block *blocks, 
     uint64_t start = 0;
     double theta = a->spec.theta;
     while (start < a->n && n < ZIPF_ENTRIES_MAX) {
-        uint64_t width = start < ZIPF_BLOCK_FACTOR * 2 ? 1 : start / ZIPF_BLOCK_FACTOR;
+        uint64_t width = start < (uint64_t)ZIPF_BLOCK_FACTOR * 2 ? 1 : start / ZIPF_BLOCK_FACTOR;
         if (width > a->n - start)
             width = a->n - start;
         blocks[n].start = start;

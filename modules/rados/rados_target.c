@@ -554,7 +554,7 @@ int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, ch
         /* format 3: earlier versions refuse it rather than read its objects as fixed-size */
         int m = snprintf(text + n, size - (size_t)n, "object_sizes ");
         int k = m < 0 ? -1 : cm_size_format(&meta->sizes, text + n + m, size - (size_t)(n + m));
-        if (k < 0 || (size_t)(n + m + k + 1) >= size)
+        if (k < 0 || (size_t)n + (size_t)m + (size_t)k + 1 >= size)
             return -ENAMETOOLONG;
         n += m + k;
         text[n++] = '\n';
