@@ -153,7 +153,7 @@ t.eq(message, string.format("%s:%d: s:phase('sned', socket): a socket phase is s
 _, message = run(function(s)
   l = line(); s:phase("write", disk, { path = work .. "/f", blocksize = "4K", ops = 1 })
 end)
-t.match(message, string.format("^%s:%d: s:phase%%('write'%%): unknown option 'blocksize' %%(did you mean 'block_size'%%?%%); a disk phase takes allow_block_device, block_size, ",
+t.match(message, string.format("^%s:%d: s:phase%%('write'%%): unknown option 'blocksize' %%(did you mean 'block_size'%%?%%); a disk phase takes access, allow_block_device, block_size, ",
   here:gsub("%p", "%%%0"), l), "a misspelt disk option")
 local file = work .. "/data"
 local written, random
