@@ -79,6 +79,15 @@ assert(pool:write_full("dist_r_object7", string.rep("x", first + 1)))
 local grown = pool:bench { op = "seq", threads = 4, run_name = "dist_r" }
 t.eq(grown.verify_failures, 1, "an object that grew")
 
+-- sizes below the payload's 128-byte header (a pattern window only) and above it, mixed
+local tiny = pool:bench { op = "write", ops = 40, threads = 4, object_size = { 1, 300 }, prefix = "dist_t",
+  run_name = "dist_t" }
+t.eq(tiny.errors, 0, "tiny sizes: write errors")
+local tiny_seq = pool:bench { op = "seq", threads = 4, run_name = "dist_t" }
+t.eq(tiny_seq.ops, 40, "tiny sizes: seq read every object")
+t.eq(tiny_seq.verify_failures, 0, "tiny sizes: every object verifies")
+t.eq(tiny_seq.bytes, tiny.bytes, "tiny sizes: every byte")
+
 -- misuse
 t.raises(function() pool:bench { op = "rand", ops = 1, run_name = "dist_b", access = "zipf:0" } end,
   "bench: access 'zipf:0': zipf θ must be above 0 and at most 10", "zipf θ out of range")
@@ -91,7 +100,8 @@ t.raises(function() pool:bench { op = "write", ops = 1, object_size = {} } end,
 -- cleanup by metadata removes both runs
 local c1 = pool:bench { op = "cleanup", run_name = "dist_b" }
 local c2 = pool:bench { op = "cleanup", run_name = "dist_r" }
-t.eq(c1.ops + c2.ops, 360, "cleanup removed every object")
+local c3 = pool:bench { op = "cleanup", run_name = "dist_t" }
+t.eq(c1.ops + c2.ops + c3.ops, 400, "cleanup removed every object")
 t.eq(#pool:objects("dist_"), 0, "nothing left")
 cluster:pool_delete(name)
 return t.done()
