@@ -1,13 +1,14 @@
 /* Access and size distributions; see distrib.h.
  *
  * Zipf without a table of n entries: the ranks are grouped into blocks whose width is 1/16
- * of their start (the first 32 ranks one each; at most about 700 blocks for any n below
- * 2^64). An alias table (Vose) picks an entry by its exact mass,
+ * of their start (the first 32 ranks one each; about 240 blocks for 10^7 ranks, at most
+ * about 700 for any n below 2^64). An alias table (Vose) picks a block by its exact mass,
  * and inside a block a rank is proposed uniformly and accepted with probability
  * ((start + 1) / (rank + 1))^θ; since a block spans a factor of at most 17/16, a
  * precomputed floor of that ratio accepts most proposals without calling pow. Block
- * masses come from Euler–Maclaurin sums (exact to rounding for blocks starting past 256).
- * A pick costs four or so splitmix64 draws and no division. */
+ * masses are exact sums up to 64 ranks and Euler–Maclaurin sums beyond (such blocks start
+ * past rank 1024, where the first omitted term is below 1e-16 of the sum). A pick costs
+ * two splitmix64 draws (two more per rejected proposal) and no division. */
 #include "distrib.h"
 #include "splitmix.h"
 
@@ -192,8 +193,8 @@ uint64_t cm_access_rank_object(const struct cm_access *access, uint64_t rank)
 /* ---- zipf ---------------------------------------------------------------------------------- */
 
 /* Σ k^-θ for k in [first, last], exactly for short ranges, else by Euler–Maclaurin with
- * terms up to the third derivative (first > 256 there: the next term is below 1e-16 of
- * the sum). */
+ * terms up to the third derivative (first > 1024 wherever it is used: the next term is
+ * below 1e-16 of the sum). */
 static double zipf_mass(double theta, uint64_t first, uint64_t last)
 {
     if (last - first < 64) {
