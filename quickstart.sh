@@ -26,7 +26,7 @@ fi
 # by side (Prometheus and its exporters: the tests start their own, on free loopback ports).
 packages=(
   build-essential cmake pkg-config git ca-certificates
-  liblua5.4-dev libyaml-dev libcurl4-openssl-dev librados-dev libradospp-dev librbd-dev liburing-dev
+  liblua5.4-dev libyaml-dev libcurl4-openssl-dev libssl-dev librados-dev libradospp-dev librbd-dev liburing-dev
   ceph-mon ceph-osd ceph-mgr ceph-common radosgw
   curl procps iproute2 fio time wrk iperf3 python3 chromium chromium-driver
   clang libclang-rt-14-dev valgrind cppcheck clang-tidy

@@ -23,7 +23,12 @@ struct engine_values {
     double warmup;
     double drain_timeout;
     bool ignore_interrupt;
+    int arrivals;
+    int64_t arrivals_seed;
+    double think;
 };
+
+static const char *const arrival_choices[] = {"uniform", "poisson", NULL};
 
 #define ENGINE_FIELD(field) offsetof(struct engine_values, field)
 
@@ -31,6 +36,11 @@ struct engine_values {
  * bounds and hooks. rate and on_second are read by hand (a positive number, a function): they are
  * listed so that the check, the lists and the docs know them; their offset is unused. */
 const struct cm_option cm_engine_options[] = {
+    {"arrivals", CM_OPTION_CHOICE, ENGINE_FIELD(arrivals), "uniform", 0, 0, arrival_choices, 0,
+     "open loop (with rate): intended starts evenly 1/rate apart, or a Poisson process "
+     "(exponential gaps of mean 1/rate, as fio's rate_process=poisson)"},
+    {"arrivals_seed", CM_OPTION_INTEGER, ENGINE_FIELD(arrivals_seed), "1", 1, INT64_MAX, NULL, 0,
+     "seed of the Poisson arrivals' schedule (the same seed, the same intended starts)"},
     {"bytes", CM_OPTION_SIZE, ENGINE_FIELD(bytes), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
      "stop starting ops after this many bytes (0: no byte bound)"},
     {"drain_timeout", CM_OPTION_DURATION, ENGINE_FIELD(drain_timeout), "60", 0, 0, NULL,
@@ -45,6 +55,9 @@ const struct cm_option cm_engine_options[] = {
      "open loop: start this many ops per second (latency corrected for coordinated omission)"},
     {"seconds", CM_OPTION_DURATION, ENGINE_FIELD(seconds), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
      "stop starting ops after this long (the target's default when no bound is given)"},
+    {"think", CM_OPTION_DURATION, ENGINE_FIELD(think), "0", 0, 0, NULL, 0,
+     "closed loop: each slot waits this long after a completion before its next op (not in "
+     "the latency; not with rate)"},
     {"threads", CM_OPTION_INTEGER, ENGINE_FIELD(threads), "16", 1, 65536, NULL, CM_OPTION_NO_RESULT,
      "ops in flight (rados bench -t); the target may default otherwise"},
     {"warmup", CM_OPTION_DURATION, ENGINE_FIELD(warmup), "0", 0, 0, NULL, CM_OPTION_NO_RESULT,
@@ -240,6 +253,37 @@ static double read_rate(lua_State *L, int table, const char *what)
     return rate;
 }
 
+static bool given(lua_State *L, int table, const char *name)
+{
+    bool present = lua_getfield(L, table, name) != LUA_TNIL;
+    lua_pop(L, 1);
+    return present;
+}
+
+/* arrivals and think: each belongs to one kind of loop, refused with the other. */
+static void read_pacing(lua_State *L, int index, const char *what, struct engine_values *v,
+                        struct cm_engine_config *config)
+{
+    read_engine_option(L, index, "arrivals", v, what, NULL);
+    read_engine_option(L, index, "arrivals_seed", v, what, NULL);
+    read_engine_option(L, index, "think", v, what, NULL);
+    if (config->rate == 0 && given(L, index, "arrivals"))
+        luaL_error(L,
+                   "%s: arrivals shapes an open loop: give rate (ops/s) too, or leave arrivals out",
+                   what);
+    if (v->arrivals != CM_ARRIVALS_POISSON && given(L, index, "arrivals_seed"))
+        luaL_error(L, "%s: arrivals_seed seeds Poisson arrivals: give arrivals = \"poisson\" too",
+                   what);
+    if (config->rate > 0 && v->think > 0)
+        luaL_error(L,
+                   "%s: think is for a closed loop; an open loop (rate) starts ops on its "
+                   "schedule, not after completions: give one of them",
+                   what);
+    config->arrivals = (uint8_t)v->arrivals;
+    config->arrival_seed = (uint64_t)v->arrivals_seed;
+    config->think = v->think;
+}
+
 void cm_bench_engine_config(lua_State *L, int index, const char *what,
                             const struct cm_bench_defaults *defaults,
                             struct cm_engine_config *config, struct cm_engine_lua *bridge)
@@ -269,6 +313,7 @@ void cm_bench_engine_config(lua_State *L, int index, const char *what,
     config->warmup = v.warmup;
     config->drain_timeout = v.drain_timeout;
     config->rate = read_rate(L, index, what);
+    read_pacing(L, index, what, &v, config);
     /* seconds = 0 asked for nothing; without this it would run the default length */
     if (config->seconds == 0 && config->max_ops == 0 && config->max_bytes == 0) {
         if (lua_getfield(L, index, "seconds") != LUA_TNIL)

@@ -1,6 +1,7 @@
 /* The op engine's loop, completion queue and measurement; see engine.h. */
 #include "engine.h"
 #include "interrupt.h"
+#include "splitmix.h"
 
 #include <errno.h>
 #include <math.h>
@@ -58,8 +59,19 @@ struct cm_engine {
     uint64_t start_ns, warmup_end_ns, stop_ns; /* stop_ns: UINT64_MAX when not time bound */
     uint64_t next_second_ns;
     uint64_t next_intended_ns; /* open loop: when the next op is due */
-    uint64_t interval_ns;      /* open loop: 1e9 / rate */
-    bool no_more_work;         /* the target said done, a bound was reached, or stop */
+    uint64_t interval_ns;      /* open loop: 1e9 / rate (the mean gap with Poisson arrivals) */
+    bool poisson;              /* open loop: exponential gaps from arrival_rng */
+    uint64_t arrival_rng;
+    uint64_t last_gap_ns; /* the gap added for the last op started (given back on retire) */
+    bool no_more_work;    /* the target said done, a bound was reached, or stop */
+    uint64_t stop_at_ns;  /* when it stopped starting ops; UINT64_MAX while it has not */
+    /* think time (closed loop): completed slots rest here, in completion order, until
+     * their op's end + think_ns; a ring of `depth` entries */
+    uint64_t think_ns;
+    struct cm_op **resting;
+    unsigned rest_head, rest_len;
+    /* steady state: when ramp-up ended (UINT64_MAX: not yet) */
+    uint64_t ramp_end_ns;
     uint64_t started, bytes_started;
     uint64_t last_completion_ns;
 
@@ -68,6 +80,12 @@ struct cm_engine {
     uint64_t second_ops, second_bytes, second_errors;
     uint64_t second_read_ops, second_read_bytes, second_write_ops, second_write_bytes;
     double second_last_latency_s;
+    /* ns of ops in flight within the current second: an op adds the rest of the second when
+     * it starts and gives back what is left when it completes; ops in flight when a second
+     * closes carry a whole second into the next */
+    int64_t second_busy_ns;
+    /* after warm-up: busy and elapsed ns of the seconds closed (mean in flight) */
+    uint64_t busy_ns, busy_length_ns, steady_busy_ns;
     /* whole run, for the series' cumulative columns */
     uint64_t finished;
     uint64_t total_bytes_all;
@@ -130,6 +148,48 @@ void cm_engine_complete(struct cm_op *op, int64_t result)
     }
 }
 
+uint64_t cm_arrival_gap_ns(uint64_t *state, double mean_ns)
+{
+    /* u in (0, 1]: 53 random bits plus one, so that the log is finite */
+    double u = (double)((cm_splitmix64(state) >> 11) + 1) * 0x1.0p-53;
+    return (uint64_t)(-log(u) * mean_ns + 0.5);
+}
+
+const char *cm_stop_reason_name(int reason)
+{
+    static const char *const names[] = {"none", "time",    "ops",       "bytes",
+                                        "done", "retired", "interrupt", "callback"};
+    if (reason < 0 || (size_t)reason >= sizeof names / sizeof names[0])
+        return "none";
+    return names[reason];
+}
+
+/* The run starts no more ops; the first call records when and why. */
+static void stop_starting(struct cm_engine *engine, uint64_t at_ns, enum cm_stop_reason reason)
+{
+    engine->no_more_work = true;
+    if (engine->stop_at_ns == UINT64_MAX) {
+        engine->stop_at_ns = at_ns;
+        engine->result->stop_reason = (uint8_t)reason;
+    }
+}
+
+/* When the oldest resting slot may start again (think time). */
+static uint64_t resting_due(const struct cm_engine *engine)
+{
+    return engine->resting[engine->rest_head]->end_ns + engine->think_ns;
+}
+
+/* Slots whose think time is over join the free ones. */
+static void wake_resting(struct cm_engine *engine, uint64_t now)
+{
+    while (engine->rest_len && resting_due(engine) <= now) {
+        engine->free_slots[engine->n_free++] = engine->resting[engine->rest_head];
+        engine->rest_head = (engine->rest_head + 1) % engine->config->depth;
+        engine->rest_len--;
+    }
+}
+
 static bool may_start(struct cm_engine *engine, uint64_t now)
 {
     const struct cm_engine_config *config = engine->config;
@@ -137,15 +197,24 @@ static bool may_start(struct cm_engine *engine, uint64_t now)
         return false;
     /* the bounds before the free slots: when the last op started with every slot busy, the
      * run must know it has no more work as soon as that op completes, not a sleep later */
-    if (now >= engine->stop_ns || (cm_interrupted() && !engine->config->ignore_interrupt)) {
-        engine->no_more_work = true;
+    if (now >= engine->stop_ns) {
+        stop_starting(engine, engine->stop_ns, CM_STOP_TIME);
         return false;
     }
-    if ((config->max_ops && engine->started >= config->max_ops) ||
-        (config->max_bytes && engine->bytes_started >= config->max_bytes)) {
-        engine->no_more_work = true;
+    if (cm_interrupted() && !engine->config->ignore_interrupt) {
+        stop_starting(engine, now, CM_STOP_INTERRUPT);
         return false;
     }
+    if (config->max_ops && engine->started >= config->max_ops) {
+        stop_starting(engine, now, CM_STOP_OPS);
+        return false;
+    }
+    if (config->max_bytes && engine->bytes_started >= config->max_bytes) {
+        stop_starting(engine, now, CM_STOP_BYTES);
+        return false;
+    }
+    if (engine->n_free == 0 && engine->rest_len)
+        wake_resting(engine, now);
     if (engine->n_free == 0)
         return false;
     if (engine->interval_ns && now < engine->next_intended_ns)
@@ -163,27 +232,35 @@ static void start_ops(struct cm_engine *engine)
         op->intended_ns = now;
         if (engine->interval_ns) {
             op->intended_ns = engine->next_intended_ns;
-            engine->next_intended_ns += engine->interval_ns;
+            engine->last_gap_ns = engine->poisson ? cm_arrival_gap_ns(&engine->arrival_rng,
+                                                                      1e9 / engine->config->rate)
+                                                  : engine->interval_ns;
+            engine->next_intended_ns += engine->last_gap_ns;
         }
         op->verify_failed = false;
         op->result = 0;
         int rc = engine->ops->submit(engine->target, op);
         if (rc == CM_TARGET_DONE) {
             engine->free_slots[engine->n_free++] = op;
-            engine->no_more_work = true;
+            stop_starting(engine, now, CM_STOP_DONE);
             break;
         }
         if (rc == CM_TARGET_SLOT_DONE) {
             /* this slot has no more work (a scripted worker returned): retire it */
             if (engine->interval_ns)
-                engine->next_intended_ns -= engine->interval_ns;
+                engine->next_intended_ns -= engine->last_gap_ns;
             if (++engine->retired == engine->config->depth)
-                engine->no_more_work = true;
+                stop_starting(engine, now, CM_STOP_RETIRED);
             continue;
         }
         engine->started++;
         engine->bytes_started += op->length;
         engine->in_flight++;
+        /* in flight from its start to the end of this second, until it completes */
+        if (op->start_ns < engine->next_second_ns)
+            engine->second_busy_ns += (int64_t)(engine->next_second_ns - op->start_ns);
+        if (engine->in_flight == engine->config->depth && engine->ramp_end_ns == UINT64_MAX)
+            engine->ramp_end_ns = op->start_ns;
         if (rc < 0) /* failed at once: it completes now, as an error */
             cm_engine_complete(op, rc);
         now = cm_now_ns();
@@ -215,10 +292,42 @@ static int push_second(struct cm_engine *engine, const struct cm_engine_second *
     return 0;
 }
 
+/* Whether the second from `second_start` to `second_end` is in the steady-state window
+ * (engine.h, struct cm_engine_steady). */
+static bool steady_second(const struct cm_engine *engine, uint64_t second_start,
+                          uint64_t second_end)
+{
+    return engine->ramp_end_ns != UINT64_MAX && second_start >= engine->ramp_end_ns &&
+           second_start >= engine->start_ns + NS_PER_S && second_start >= engine->warmup_end_ns &&
+           second_end <= engine->stop_ns && second_end <= engine->stop_at_ns;
+}
+
+/* Adds a closed second to the after-warm-up and steady-state accounts. */
+static void account_second(struct cm_engine *engine, const struct cm_engine_second *second,
+                           uint64_t length_ns, uint64_t busy_ns)
+{
+    if (!second->warmup) {
+        engine->busy_ns += busy_ns;
+        engine->busy_length_ns += length_ns;
+    }
+    if (!second->steady)
+        return;
+    struct cm_engine_steady *steady = &engine->result->steady;
+    if (steady->seconds == 0)
+        steady->first_second = second->second;
+    steady->seconds++;
+    steady->ops += second->ops;
+    steady->bytes += second->bytes;
+    steady->errors += second->errors;
+    engine->steady_busy_ns += busy_ns;
+    cm_hist_merge(steady->latency, engine->second_hist);
+}
+
 /* Closes the current second: records it in the series, reports it, and starts the next.
  * `length_ns` is the second's length: 1 s, except for the partial last one. */
 static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, uint64_t length_ns)
 {
+    uint64_t busy_ns = engine->second_busy_ns > 0 ? (uint64_t)engine->second_busy_ns : 0;
     struct cm_engine_second second = {
         .second = (uint32_t)((second_end_ns - engine->start_ns + NS_PER_S - 1) / NS_PER_S),
         .in_flight = engine->in_flight,
@@ -238,7 +347,10 @@ static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, ui
         .p99_latency_s = -1,
         .max_latency_s = -1,
         .warmup = second_end_ns <= engine->warmup_end_ns,
+        .in_flight_mean = fmin((double)busy_ns / (double)length_ns, engine->config->depth),
     };
+    second.steady =
+        !second.partial && steady_second(engine, second_end_ns - length_ns, second_end_ns);
     double elapsed = ns_to_s(second_end_ns - engine->start_ns);
     second.avg_mib_s = (double)engine->total_bytes_all / MIB / elapsed;
     second.avg_latency_s =
@@ -248,14 +360,17 @@ static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, ui
         second.max_latency_s = ns_to_s(cm_hist_max(engine->second_hist));
     }
     push_second(engine, &second);
+    account_second(engine, &second, length_ns, busy_ns);
     cm_hist_reset(engine->second_hist);
+    /* the ops still in flight are in flight for the whole next second, so far */
+    engine->second_busy_ns = (int64_t)engine->in_flight * (int64_t)NS_PER_S;
     engine->second_ops = engine->second_bytes = engine->second_errors = 0;
     engine->second_read_ops = engine->second_read_bytes = 0;
     engine->second_write_ops = engine->second_write_bytes = 0;
     engine->second_last_latency_s = -1;
     if (engine->config->on_second &&
         !engine->config->on_second(engine->config->on_second_arg, &second)) {
-        engine->no_more_work = true;
+        stop_starting(engine, second_end_ns, CM_STOP_CALLBACK);
         engine->result->stopped = true;
     }
 }
@@ -280,7 +395,15 @@ static void account(struct cm_engine *engine, struct cm_op *op)
         engine->ops->complete(engine->target, op);
     engine->in_flight--;
     engine->finished++;
-    engine->free_slots[engine->n_free++] = op;
+    /* no longer in flight for the rest of its second (or, accounted late, any of it) */
+    uint64_t second_start = engine->next_second_ns - NS_PER_S;
+    uint64_t from = op->end_ns > second_start ? op->end_ns : second_start;
+    if (from < engine->next_second_ns)
+        engine->second_busy_ns -= (int64_t)(engine->next_second_ns - from);
+    if (engine->think_ns) /* it rests first */
+        engine->resting[(engine->rest_head + engine->rest_len++) % engine->config->depth] = op;
+    else
+        engine->free_slots[engine->n_free++] = op;
     if (op->end_ns > engine->last_completion_ns)
         engine->last_completion_ns = op->end_ns;
     uint64_t latency = op->end_ns - op->intended_ns;
@@ -364,15 +487,18 @@ static void wait_for_work(struct cm_engine *engine, uint64_t drain_deadline)
 {
     uint64_t now = cm_now_ns();
     uint64_t until = min_u64(engine->next_second_ns, drain_deadline);
+    uint64_t due = UINT64_MAX; /* an op's start that must not be late: open loop, think time */
     if (!engine->no_more_work) {
         until = min_u64(until, engine->stop_ns);
         if (engine->interval_ns && engine->n_free > 0)
-            until = min_u64(until, engine->next_intended_ns);
+            due = engine->next_intended_ns;
+        else if (engine->n_free == 0 && engine->rest_len)
+            due = resting_due(engine);
+        until = min_u64(until, due);
     }
     uint64_t target_deadline =
         engine->ops->next_deadline ? engine->ops->next_deadline(engine->target) : UINT64_MAX;
-    bool precise =
-        target_deadline <= until || (engine->interval_ns && until == engine->next_intended_ns);
+    bool precise = target_deadline <= until || (due != UINT64_MAX && until == due);
     until = min_u64(until, target_deadline);
     if (until <= now)
         return;
@@ -540,25 +666,35 @@ static struct cm_engine *engine_new(const struct cm_engine_config *config,
     atomic_init(&engine->published_deadline, UINT64_MAX);
     atomic_init(&engine->watchdog_exit, false);
     atomic_init(&engine->watchdog_fired, false);
-    engine->blocking = ops->block && ops->cancel_block && !(config->rate > 0);
+    /* think time rests slots on deadlines the loop must keep, so it never blocks inside
+     * the target */
+    engine->blocking =
+        ops->block && ops->cancel_block && !(config->rate > 0) && !(config->think > 0);
+    engine->stop_at_ns = UINT64_MAX;
+    engine->ramp_end_ns = UINT64_MAX;
     engine->watchdog_fd = -1;
     engine->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     engine->slots = calloc(config->depth, sizeof *engine->slots);
     /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers to slots, on purpose */
     engine->free_slots = calloc(config->depth, sizeof *engine->free_slots);
+    /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers to slots, on purpose */
+    engine->resting = calloc(config->depth, sizeof *engine->resting);
     engine->second_hist = cm_hist_new();
+    result->steady.latency = cm_hist_new();
     result->latency = cm_hist_new();
     result->latency_read = cm_hist_new();
     result->latency_write = cm_hist_new();
     if (config->rate > 0)
         result->latency_uncorrected = cm_hist_new();
-    if (engine->wake_fd < 0 || !engine->slots || !engine->free_slots || !engine->second_hist ||
-        !result->latency || !result->latency_read || !result->latency_write ||
+    if (engine->wake_fd < 0 || !engine->slots || !engine->free_slots || !engine->resting ||
+        !engine->second_hist || !result->steady.latency || !result->latency ||
+        !result->latency_read || !result->latency_write ||
         (config->rate > 0 && !result->latency_uncorrected)) {
         if (engine->wake_fd >= 0)
             close(engine->wake_fd);
         free(engine->slots);
         free(engine->free_slots);
+        free(engine->resting);
         cm_hist_free(engine->second_hist);
         free(engine);
         return NULL;
@@ -601,7 +737,14 @@ static void engine_start_clock(struct cm_engine *engine)
     if (config->rate > 0) {
         engine->interval_ns = (uint64_t)fmax(1, 1e9 / config->rate);
         engine->next_intended_ns = engine->start_ns;
+        engine->poisson = config->arrivals == CM_ARRIVALS_POISSON;
+        engine->arrival_rng = config->arrival_seed ? config->arrival_seed : 1;
+    } else if (config->think > 0) {
+        engine->think_ns = (uint64_t)(config->think * 1e9);
     }
+    /* an open loop or a closed one with think time has no depth to reach */
+    if (engine->interval_ns || engine->think_ns)
+        engine->ramp_end_ns = engine->start_ns;
     engine->last_completion_ns = engine->start_ns;
     double drain_timeout = config->drain_timeout > 0 ? config->drain_timeout : 60;
     engine->drain_timeout_ns = (uint64_t)(drain_timeout * 1e9);
@@ -647,10 +790,10 @@ static void engine_loop(struct cm_engine *engine)
         }
         if (cm_interrupted() && !result->interrupted && !config->ignore_interrupt) {
             result->interrupted = true;
-            engine->no_more_work = true;
+            stop_starting(engine, now, CM_STOP_INTERRUPT);
         }
         if (now >= engine->stop_ns)
-            engine->no_more_work = true;
+            stop_starting(engine, engine->stop_ns, CM_STOP_TIME);
         uint64_t wanted = UINT64_MAX;
         if (engine->no_more_work && drain_deadline == UINT64_MAX)
             wanted = now + engine->drain_timeout_ns;
@@ -697,6 +840,16 @@ static void engine_summarize(struct cm_engine *engine, const struct rusage *usag
     uint64_t from = engine->warmup_end_ns < end ? engine->warmup_end_ns : end;
     result->elapsed_s = ns_to_s(end - from);
     result->started = engine->started;
+    if (engine->stop_at_ns != UINT64_MAX)
+        result->stopped_after_s = ns_to_s(engine->stop_at_ns - engine->start_ns);
+    /* (ops abandoned in flight count until the partial second's end: bounded by the depth) */
+    double depth = engine->config->depth;
+    if (engine->busy_length_ns)
+        result->in_flight_mean =
+            fmin((double)engine->busy_ns / (double)engine->busy_length_ns, depth);
+    if (result->steady.seconds)
+        result->steady.in_flight_mean =
+            fmin((double)engine->steady_busy_ns / ((double)result->steady.seconds * 1e9), depth);
     if (result->elapsed_s > 0) {
         result->bandwidth_mib_s = (double)result->bytes / MIB / result->elapsed_s;
         result->iops = (double)result->ops / result->elapsed_s;
@@ -726,6 +879,7 @@ static void engine_release(struct cm_engine *engine, unsigned initialized)
         free(engine->slots);
     }
     free(engine->free_slots);
+    free(engine->resting);
     cm_hist_free(engine->second_hist);
     if (quiet) {
         close(engine->wake_fd);
@@ -786,7 +940,9 @@ void cm_engine_result_free(struct cm_engine_result *result)
     cm_hist_free(result->latency_uncorrected);
     cm_hist_free(result->latency_read);
     cm_hist_free(result->latency_write);
+    cm_hist_free(result->steady.latency);
     free(result->series);
+    result->steady.latency = NULL;
     result->latency = result->latency_uncorrected = NULL;
     result->latency_read = result->latency_write = NULL;
     result->series = NULL;

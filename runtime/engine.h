@@ -146,14 +146,34 @@ struct cm_target_ops {
 
 struct cm_engine_second; /* below */
 
+/* How an open loop spaces its intended starts: evenly (1/rate apart, wrk2's schedule) or as
+ * a Poisson process (exponential gaps of mean 1/rate from a seeded generator, fio's
+ * rate_process=poisson). */
+enum cm_arrivals { CM_ARRIVALS_UNIFORM, CM_ARRIVALS_POISSON };
+
+/* Why a run stopped starting ops. */
+enum cm_stop_reason {
+    CM_STOP_NONE,      /* (still running) */
+    CM_STOP_TIME,      /* the seconds bound */
+    CM_STOP_OPS,       /* the op bound */
+    CM_STOP_BYTES,     /* the byte bound */
+    CM_STOP_DONE,      /* the target had no more work (seq read every object) */
+    CM_STOP_RETIRED,   /* every slot retired (scripted workers returned) */
+    CM_STOP_INTERRUPT, /* SIGINT */
+    CM_STOP_CALLBACK,  /* on_second returned false */
+};
+
 struct cm_engine_config {
-    unsigned depth;       /* ops in flight (rados bench -t); >= 1 */
-    double rate;          /* open loop ops/s; 0 = closed loop */
-    double seconds;       /* stop starting ops after this long; 0 = no time bound */
-    uint64_t max_ops;     /* start at most this many ops; 0 = unbounded */
-    uint64_t max_bytes;   /* start ops until this many bytes; 0 = unbounded */
-    double warmup;        /* seconds whose completions are left out of the summary */
-    double drain_timeout; /* after stopping, wait at most this long for in-flight ops; 0: 60 */
+    unsigned depth;        /* ops in flight (rados bench -t); >= 1 */
+    double rate;           /* open loop ops/s; 0 = closed loop */
+    uint8_t arrivals;      /* enum cm_arrivals (open loop only) */
+    uint64_t arrival_seed; /* seed of the Poisson schedule; 0 counts as 1 */
+    double think;          /* closed loop: seconds a slot rests after a completion; 0: none */
+    double seconds;        /* stop starting ops after this long; 0 = no time bound */
+    uint64_t max_ops;      /* start at most this many ops; 0 = unbounded */
+    uint64_t max_bytes;    /* start ops until this many bytes; 0 = unbounded */
+    double warmup;         /* seconds whose completions are left out of the summary */
+    double drain_timeout;  /* after stopping, wait at most this long for in-flight ops; 0: 60 */
     /* Keep going after SIGINT: for the cleanup that runs after an interrupted phase (a
      * second SIGINT still exits at once). */
     bool ignore_interrupt;
@@ -180,8 +200,23 @@ struct cm_engine_second {
     double max_latency_s;            /* this second's maximum; < 0 if none */
     uint64_t read_ops, read_bytes;   /* of `ops` and `bytes`: reads ... */
     uint64_t write_ops, write_bytes; /* ... and writes (mixed workloads report each) */
+    double in_flight_mean;           /* ops in flight over the second, time-weighted */
     bool warmup;                     /* the second is part of the warm-up */
     bool partial;                    /* the last, shorter second; rates are scaled to its length */
+    bool steady;                     /* the second is in the steady-state window (below) */
+};
+
+/* The steady-state window: the whole seconds after ramp-up and before the stop. Ramp-up
+ * ends when the in-flight count first reaches the depth (closed loop without think time),
+ * else at the start; the window's first second is the first one that begins at or after
+ * that, never second 1, and after the warm-up. A second that ends after the run stopped
+ * starting ops (the drain) or is partial is not in it. Empty (seconds 0) when no second
+ * qualifies, e.g. a closed loop that never filled its slots. */
+struct cm_engine_steady {
+    uint32_t first_second, seconds; /* seconds first .. first + seconds - 1 of the series */
+    uint64_t ops, bytes, errors;
+    double in_flight_mean;
+    cm_hist *latency; /* the window's completions */
 };
 
 struct cm_engine_result {
@@ -210,6 +245,10 @@ struct cm_engine_result {
     cm_hist *latency_uncorrected; /* open loop only: from the actual start; NULL closed */
     cm_hist *latency_read;        /* reads only, after warm-up (as `latency`) */
     cm_hist *latency_write;       /* writes only */
+    uint8_t stop_reason;          /* enum cm_stop_reason */
+    double stopped_after_s;       /* from the start (warm-up included) to the stop */
+    double in_flight_mean;        /* over the run after warm-up, time-weighted */
+    struct cm_engine_steady steady;
     struct cm_engine_second *series;
     size_t series_len;
 };
@@ -245,6 +284,14 @@ bool cm_engine_counted(const struct cm_op *op);
  * index, new entries NULL. Returns the entry, for the target to fill on first use, or NULL
  * when out of memory. Free the entries, then the array, when the target goes. */
 void **cm_request_slot_entry(void ***slots, size_t *n, uint32_t index);
+
+/* The next gap of a Poisson schedule of mean `mean_ns`: exponentially distributed, from
+ * the splitmix64 state `*state` (deterministic for a given seed). */
+uint64_t cm_arrival_gap_ns(uint64_t *state, double mean_ns);
+
+/* The name of a stop reason ("time", "ops", "bytes", "done", "retired", "interrupt",
+ * "callback"; "none"). */
+const char *cm_stop_reason_name(int reason);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t cm_now_ns(void);

@@ -234,6 +234,7 @@ static void push_second(lua_State *L, const struct cm_engine_second *s)
         FIELD_NUM("p99", s->p99_latency_s);
         FIELD_NUM("max_lat", s->max_latency_s);
     }
+    FIELD_NUM("in_flight_mean", s->in_flight_mean);
     if (s->read_ops || s->write_ops) {
         FIELD_INT("read_ops", s->read_ops);
         FIELD_INT("read_bytes", s->read_bytes);
@@ -244,6 +245,8 @@ static void push_second(lua_State *L, const struct cm_engine_second *s)
     lua_setfield(L, -2, "warmup");
     lua_pushboolean(L, s->partial);
     lua_setfield(L, -2, "partial");
+    lua_pushboolean(L, s->steady);
+    lua_setfield(L, -2, "steady");
 }
 
 /* Runs on the loop thread once a second; a Lua error must not unwind through the engine
@@ -461,6 +464,62 @@ void cm_engine_lua_push_latency(lua_State *L, const cm_hist *hist)
 
 static void remember_histogram(lua_State *L, const cm_hist *hist);
 
+/* The steady-state window's table (engine.h, struct cm_engine_steady). */
+static void push_steady(lua_State *L, const struct cm_engine_steady *steady)
+{
+    lua_createtable(L, 0, 10);
+    FIELD_INT("seconds", steady->seconds);
+    if (steady->seconds == 0)
+        return;
+    double seconds = (double)steady->seconds;
+    FIELD_INT("first_second", steady->first_second);
+    FIELD_INT("last_second", steady->first_second + steady->seconds - 1);
+    FIELD_INT("ops", steady->ops);
+    FIELD_INT("bytes", steady->bytes);
+    FIELD_INT("errors", steady->errors);
+    FIELD_NUM("iops", (double)steady->ops / seconds);
+    FIELD_NUM("bandwidth_mib", (double)steady->bytes / 1048576.0 / seconds);
+    FIELD_NUM("in_flight_mean", steady->in_flight_mean);
+    cm_engine_lua_push_latency(L, steady->latency);
+    lua_setfield(L, -2, "lat");
+}
+
+/* A run bounded by time that stopped before half of it because the target's work ran out
+ * (rados bench's seq over a short write run lasts half a second, ceph#30794) says so in the
+ * result's early_end, which the scenario prints as a warning. */
+static void push_early_end(lua_State *L, const struct cm_engine_result *r,
+                           const struct cm_engine_config *config)
+{
+    if (!(config->seconds > 0) || r->interrupted || r->stop_reason != CM_STOP_DONE)
+        return;
+    double ran = fmax(0, r->stopped_after_s - config->warmup);
+    if (ran >= config->seconds / 2)
+        return;
+    char text[320];
+    snprintf(text, sizeof text,
+             "ended after %.2f s of the %g s asked: the target ran out of work (a read phase "
+             "reads only what earlier phases wrote: write for longer, or bound this phase by "
+             "ops)",
+             ran, config->seconds);
+    lua_pushstring(L, text);
+    lua_setfield(L, -2, "early_end");
+}
+
+/* The open loop's schedule and the closed loop's think time, when set. */
+static void push_pacing(lua_State *L, const struct cm_engine_config *config)
+{
+    if (config->rate > 0) {
+        FIELD_NUM("rate", config->rate);
+        lua_pushstring(L, config->arrivals == CM_ARRIVALS_POISSON ? "poisson" : "uniform");
+        lua_setfield(L, -2, "arrivals");
+        if (config->arrivals == CM_ARRIVALS_POISSON) {
+            FIELD_INT("arrivals_seed", config->arrival_seed ? config->arrival_seed : 1);
+        }
+    } else if (config->think > 0) {
+        FIELD_NUM("think", config->think);
+    }
+}
+
 void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
                                const struct cm_engine_config *config)
 {
@@ -480,6 +539,13 @@ void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
     FIELD_NUM("iops_max", r->iops_max);
     FIELD_NUM("iops_min", r->iops_min);
     FIELD_INT("threads", config->depth);
+    FIELD_NUM("in_flight_mean", r->in_flight_mean);
+    lua_pushstring(L, cm_stop_reason_name(r->stop_reason));
+    lua_setfield(L, -2, "stop_reason");
+    FIELD_NUM("stopped_after", r->stopped_after_s);
+    push_steady(L, &r->steady);
+    lua_setfield(L, -2, "steady");
+    push_early_end(L, r, config);
     /* the client's CPU over the run: the scenario files it under the phase's cluster.cpu */
     lua_createtable(L, 0, 4);
     FIELD_NUM("user", r->cpu_user_s);
@@ -487,9 +553,7 @@ void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
     FIELD_INT("ops", r->ops_all);
     FIELD_INT("bytes", r->bytes_all);
     lua_setfield(L, -2, "client_cpu");
-    if (config->rate > 0) {
-        FIELD_NUM("rate", config->rate);
-    }
+    push_pacing(L, config);
     if (r->first_error) {
         lua_pushstring(L, strerror(-r->first_error));
         lua_setfield(L, -2, "first_error");

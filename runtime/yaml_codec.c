@@ -1018,29 +1018,22 @@ int cm_yaml_decode(lua_State *L, const char *text, size_t len, const char *filen
 }
 
 /* ---------------------------------------------------------------------------------------
- * Encoder: block YAML text for the walk shared with the JSON encoder (value_walk.h), which
- * owns the output buffer, the path for error messages and the table checks, so that both
- * codecs agree on what is an array, an object or an error. */
+ * Encoder: events for libyaml's emitter, which lays out the block YAML (indentation,
+ * escapes in double-quoted scalars, explicit keys), fed by the walk shared with the JSON
+ * encoder (value_walk.h), which owns the output buffer, the path for error messages and the
+ * table checks, so that both codecs agree on what is an array, an object or an error. What
+ * stays here is what the emitter cannot know: which strings must be quoted to read back as
+ * strings, how floats are written to read back exactly, and binary strings. */
 
 static const cm_walk_codec yaml_codec = {"yaml.null", "YAML output too large", 0};
 
 /* The walk refuses tables past its own limit, which yaml_codec.h promises to be this one. */
 _Static_assert(CM_YAML_MAX_DEPTH == CM_WALK_MAX_DEPTH, "YAML and the walk disagree on depth");
 
-static void yaml_indent(cm_walk *w, int column)
-{
-    size_t n = (size_t)column;
-    memset(cm_walk_reserve(w, n), ' ', n);
-    w->len += n;
-}
-
-/* Characters that never start an indicator, comment or directive in block context. */
-static int yaml_is_plain_char(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || yaml_is_digit((char)c) || c == '_' ||
-           c == '.' || c == '/' || c == '+' || c == '-' || c == '@' || c == '%' || c == '=' ||
-           c == '~' || c == '^' || c == '(' || c == ')';
-}
+typedef struct {
+    cm_walk walk;
+    yaml_emitter_t emitter;
+} yaml_encoder;
 
 /* Strings that YAML 1.1 readers (PyYAML, older tools) would take for booleans, numbers,
  * sexagesimals or timestamps, though the 1.2 core schema reads them as strings. */
@@ -1063,163 +1056,86 @@ static int yaml_is_yaml11_special(const char *s, size_t n)
     return 1;
 }
 
-/* Whether s can be written without quotes and read back as the same string. Conservative:
- * quoting is always correct, plain is only for the common identifier-like strings. */
-static int yaml_is_plain_safe(const char *s, size_t n)
+/* The one quoting decision the emitter cannot make: it lays out any string so that it
+ * parses back as a scalar (plain when it can, else single or double quotes), but it does
+ * not know that "3", "true", "~" or "1.5" would be resolved as a number, a boolean or null,
+ * nor that a plain "<<" is a merge key. Those, and what YAML 1.1 readers (PyYAML) would
+ * resolve so, go in double quotes; the emitter chooses for the rest. */
+static yaml_scalar_style_t yaml_string_style(const char *s, size_t n)
 {
-    if (n == 0)
-        return 0;
-    unsigned char first = (unsigned char)s[0];
-    if (!((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') ||
-          yaml_is_digit((char)first) || first == '_' || first == '.' || first == '/'))
-        return 0;
-    if (n >= 3 && memcmp(s, "...", 3) == 0)
-        return 0; /* the document end marker at the start of a line */
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (yaml_is_plain_char(c))
-            continue;
-        /* ": " would start a value, and a trailing space would be lost. */
-        if ((c == ':' || c == ' ') && i + 1 < n && yaml_is_plain_char((unsigned char)s[i + 1]))
-            continue;
-        return 0;
-    }
-    return yaml_classify_plain(s, n) == PLAIN_STRING && !yaml_is_yaml11_special(s, n);
+    if (yaml_classify_plain(s, n) != PLAIN_STRING || yaml_is_yaml11_special(s, n) ||
+        yaml_is_word(s, n, "<<"))
+        return YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+    return YAML_ANY_SCALAR_STYLE;
 }
 
-static void yaml_put_double_quoted(cm_walk *w, const char *s, size_t len)
+/* The emitter fails only when it cannot allocate: its events are built here, in order. */
+static int yaml_emit(yaml_encoder *e, yaml_event_t *event, int initialized)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    const unsigned char *p = (const unsigned char *)s;
-    size_t run = 0;
-    size_t i = 0;
-    cm_walk_putc(w, '"');
-    while (i < len) {
-        unsigned long cp;
-        size_t n = yaml_utf8_length(p + i, len - i, &cp);
-        if (n == 0) { /* callers validate first; never loop forever regardless */
-            n = 1;
-            cp = p[i];
-        }
-        const char *named = NULL;
-        switch (cp) {
-        case '"':
-            named = "\\\"";
-            break;
-        case '\\':
-            named = "\\\\";
-            break;
-        case 0x00:
-            named = "\\0";
-            break;
-        case 0x07:
-            named = "\\a";
-            break;
-        case 0x08:
-            named = "\\b";
-            break;
-        case 0x09:
-            named = "\\t";
-            break;
-        case 0x0A:
-            named = "\\n";
-            break;
-        case 0x0B:
-            named = "\\v";
-            break;
-        case 0x0C:
-            named = "\\f";
-            break;
-        case 0x0D:
-            named = "\\r";
-            break;
-        case 0x1B:
-            named = "\\e";
-            break;
-        case 0x85: /* line breaks to YAML: raw, they would be folded */
-            named = "\\N";
-            break;
-        case 0x2028:
-            named = "\\L";
-            break;
-        case 0x2029:
-            named = "\\P";
-            break;
-        default:
-            break;
-        }
-        /* Escaped: what libyaml's reader refuses raw (C0/C1 controls, DEL, U+FFFE/F) and
-         * the byte order mark, which readers may drop. */
-        int escape = named != NULL || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFEFF ||
-                     cp == 0xFFFE || cp == 0xFFFF;
-        if (escape) {
-            cm_walk_put(w, s + run, i - run);
-            if (named != NULL) {
-                cm_walk_puts(w, named);
-            } else if (cp <= 0xFF) {
-                char esc[4] = {'\\', 'x', hex[cp >> 4], hex[cp & 0xF]};
-                cm_walk_put(w, esc, sizeof esc);
-            } else {
-                char esc[6] = {'\\',
-                               'u',
-                               hex[(cp >> 12) & 0xF],
-                               hex[(cp >> 8) & 0xF],
-                               hex[(cp >> 4) & 0xF],
-                               hex[cp & 0xF]};
-                cm_walk_put(w, esc, sizeof esc);
-            }
-            run = i + n;
-        }
-        i += n;
-    }
-    cm_walk_put(w, s + run, len - run);
-    cm_walk_putc(w, '"');
+    if (initialized && yaml_emitter_emit(&e->emitter, event))
+        return 0;
+    return cm_walk_fail(&e->walk, "out of memory in the YAML emitter");
 }
 
-static void yaml_put_base64(cm_walk *w, const char *s, size_t len)
+/* tag NULL: a scalar resolved as plain or quoted text reads it; otherwise tagged. */
+static int yaml_emit_scalar(yaml_encoder *e, const char *tag, const char *s, size_t len,
+                            yaml_scalar_style_t style)
+{
+    if (len > INT_MAX)
+        return cm_walk_fail(&e->walk, "string of %zu bytes is too long for YAML", len);
+    yaml_event_t event;
+    int implicit = tag == NULL;
+    return yaml_emit(e, &event,
+                     yaml_scalar_event_initialize(&event, NULL, (yaml_char_t *)tag,
+                                                  (yaml_char_t *)s, (int)len, implicit, implicit,
+                                                  style));
+}
+
+/* YAML text is Unicode: bytes that are not UTF-8 can only travel as !!binary base64. */
+static int yaml_emit_binary(yaml_encoder *e, const char *s, size_t len)
 {
     static const char alphabet[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    lua_State *L = e->walk.L;
     const unsigned char *p = (const unsigned char *)s;
+    luaL_Buffer b;
+    char *out = luaL_buffinitsize(L, &b, (len + 2) / 3 * 4);
     for (size_t i = 0; i < len; i += 3) {
         unsigned long group = (unsigned long)p[i] << 16;
         if (i + 1 < len)
             group |= (unsigned long)p[i + 1] << 8;
         if (i + 2 < len)
             group |= p[i + 2];
-        char out[4] = {alphabet[(group >> 18) & 0x3F], alphabet[(group >> 12) & 0x3F],
-                       (char)(i + 1 < len ? alphabet[(group >> 6) & 0x3F] : '='),
-                       (char)(i + 2 < len ? alphabet[group & 0x3F] : '=')};
-        cm_walk_put(w, out, sizeof out);
+        *out++ = alphabet[(group >> 18) & 0x3F];
+        *out++ = alphabet[(group >> 12) & 0x3F];
+        *out++ = (char)(i + 1 < len ? alphabet[(group >> 6) & 0x3F] : '=');
+        *out++ = (char)(i + 2 < len ? alphabet[group & 0x3F] : '=');
     }
+    luaL_pushresultsize(&b, (len + 2) / 3 * 4);
+    size_t n;
+    const char *text = lua_tolstring(L, -1, &n);
+    int rc =
+        yaml_emit_scalar(e, YAML_TAG_PREFIX "binary", text, n, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+    lua_pop(L, 1);
+    return rc;
 }
 
-static void yaml_put_string(cm_walk *w, const char *s, size_t len)
+static int yaml_emit_string(yaml_encoder *e, const char *s, size_t len)
 {
-    if (!yaml_valid_utf8(s, len)) {
-        /* YAML text is Unicode: arbitrary bytes can only travel as binary. */
-        cm_walk_puts(w, "!!binary \"");
-        yaml_put_base64(w, s, len);
-        cm_walk_putc(w, '"');
-    } else if (yaml_is_plain_safe(s, len)) {
-        cm_walk_put(w, s, len);
-    } else {
-        yaml_put_double_quoted(w, s, len);
-    }
+    if (!yaml_valid_utf8(s, len))
+        return yaml_emit_binary(e, s, len);
+    return yaml_emit_scalar(e, NULL, s, len, yaml_string_style(s, len));
 }
 
 /* Shortest "%.*g" that reads back to the same double, with a '.' whatever LC_NUMERIC says,
- * and always a float to the core schema so decoding gives a float back. */
-static void yaml_put_float(cm_walk *w, double x)
+ * and always a float to the core schema so decoding gives a float back. Returns the
+ * length written to out. */
+static size_t yaml_format_float(double x, char out[static 48])
 {
-    if (isnan(x)) {
-        cm_walk_puts(w, ".nan");
-        return;
-    }
-    if (isinf(x)) {
-        cm_walk_puts(w, x > 0 ? ".inf" : "-.inf");
-        return;
-    }
+    if (isnan(x))
+        return (size_t)snprintf(out, 48, ".nan");
+    if (isinf(x))
+        return (size_t)snprintf(out, 48, "%s", x > 0 ? ".inf" : "-.inf");
     char text[40];
     snprintf(text, sizeof text, "%.*g", cm_walk_float_digits(x), x);
     /* %g switches to an exponent once it has more integer digits than significant ones;
@@ -1228,7 +1144,6 @@ static void yaml_put_float(cm_walk *w, double x)
     if (exponent != NULL && exponent[1] == '+' && strtol(exponent + 2, NULL, 10) < 17)
         snprintf(text, sizeof text, "%.0f", x);
     /* YAML 1.1 readers (PyYAML) only take a float with a '.' in its mantissa: 1.0e-07. */
-    char out[48];
     size_t n = 0;
     int has_point = 0;
     for (const char *c = text; *c != '\0'; c++) {
@@ -1250,153 +1165,161 @@ static void yaml_put_float(cm_walk *w, double x)
         out[n++] = '.';
         out[n++] = '0';
     }
-    cm_walk_put(w, out, n);
+    return n;
 }
 
-/* Where a value goes: at the document root, after "key:" (scalars need a space, blocks a
- * new line) or after "- " (blocks continue on the same line, compact style). */
-typedef enum {
-    PLACE_ROOT,
-    PLACE_AFTER_KEY,
-    PLACE_AFTER_DASH,
-} yaml_place;
+static int yaml_encode_value(yaml_encoder *e, int index);
 
-static int yaml_encode_value(cm_walk *w, int index, int column, yaml_place place);
-
-/* Writes a sequence's items at column; the first item's indentation is already written
- * when the sequence follows "- ". */
-static int yaml_encode_sequence(cm_walk *w, int index, lua_Integer count, int column,
-                                yaml_place place)
+/* Emits the entries of a non-empty table: items of an array, sorted members of an object. */
+static int yaml_encode_entries(yaml_encoder *e, int index, lua_Integer count, int is_array)
 {
-    for (lua_Integer i = 1; i <= count; i++) {
-        if (i > 1 || place != PLACE_AFTER_DASH)
-            yaml_indent(w, column);
-        cm_walk_put(w, "- ", 2);
-        lua_rawgeti(w->L, index, i);
-        cm_walk_down_index(w, i);
-        int rc = yaml_encode_value(w, lua_gettop(w->L), column + 2, PLACE_AFTER_DASH);
-        cm_walk_up(w);
-        lua_pop(w->L, 1);
-        if (rc != 0)
-            return rc;
+    cm_walk *w = &e->walk;
+    lua_State *L = w->L;
+    if (is_array) {
+        for (lua_Integer i = 1; i <= count; i++) {
+            lua_rawgeti(L, index, i);
+            cm_walk_down_index(w, i);
+            int rc = yaml_encode_value(e, lua_gettop(L));
+            cm_walk_up(w);
+            lua_pop(L, 1);
+            if (rc != 0)
+                return rc;
+        }
+        return 0;
     }
-    return 0;
-}
-
-/* Writes a key followed by ':'; over-long keys switch to the explicit "? key" form, which
- * has no length limit. */
-static void yaml_put_key(cm_walk *w, const char *key, size_t len, int column)
-{
-    size_t start = w->len;
-    yaml_put_string(w, key, len);
-    size_t written = w->len - start;
-    if (written <= YAML_MAX_IMPLICIT_KEY) {
-        cm_walk_putc(w, ':');
-        return;
-    }
-    cm_walk_reserve(w, 2);
-    memmove(w->buf + start + 2, w->buf + start, written);
-    memcpy(w->buf + start, "? ", 2);
-    w->len += 2;
-    cm_walk_putc(w, '\n');
-    yaml_indent(w, column);
-    cm_walk_putc(w, ':');
-}
-
-static int yaml_encode_mapping(cm_walk *w, int index, lua_Integer count, int column,
-                               yaml_place place)
-{
     int values;
     const cm_walk_member *members = cm_walk_sorted_members(w, index, count, &values);
     if (members == NULL)
         return -1;
     for (lua_Integer i = 0; i < count; i++) {
         const cm_walk_member *m = &members[i];
-        if (i > 0 || place != PLACE_AFTER_DASH)
-            yaml_indent(w, column);
-        yaml_put_key(w, m->key, m->len, column);
-        lua_rawgeti(w->L, values, m->slot);
+        if (yaml_emit_string(e, m->key, m->len) != 0)
+            return -1;
+        lua_rawgeti(L, values, m->slot);
         cm_walk_down_key(w, m);
-        int rc = yaml_encode_value(w, lua_gettop(w->L), column + 2, PLACE_AFTER_KEY);
+        int rc = yaml_encode_value(e, lua_gettop(L));
         cm_walk_up(w);
-        lua_pop(w->L, 1);
+        lua_pop(L, 1);
         if (rc != 0)
             return rc;
     }
-    lua_pop(w->L, CM_WALK_MEMBER_SLOTS);
+    lua_pop(L, CM_WALK_MEMBER_SLOTS);
     return 0;
 }
 
-/* column is where the table's entries start when they go on their own lines. */
-static int yaml_encode_table(cm_walk *w, int index, int column, yaml_place place)
+/* Empty tables are written in flow style, "[]" and "{}", everything else in block style. */
+static int yaml_encode_table(yaml_encoder *e, int index)
 {
     lua_Integer count;
     int is_array;
-    if (cm_walk_enter_table(w, index, &count, &is_array) != 0)
+    if (cm_walk_enter_table(&e->walk, index, &count, &is_array) != 0)
         return -1;
-    int rc = 0;
-    if (count == 0) {
-        if (place == PLACE_AFTER_KEY)
-            cm_walk_putc(w, ' ');
-        cm_walk_puts(w, is_array ? "[]\n" : "{}\n");
-    } else {
-        if (place == PLACE_AFTER_KEY)
-            cm_walk_putc(w, '\n');
-        if (is_array)
-            rc = yaml_encode_sequence(w, index, count, column, place);
-        else
-            rc = yaml_encode_mapping(w, index, count, column, place);
-    }
-    if (rc != 0)
-        return rc;
-    cm_walk_leave_table(w, index);
+    yaml_event_t event;
+    int initialized;
+    if (is_array)
+        initialized = yaml_sequence_start_event_initialize(&event, NULL, NULL, 1,
+                                                           count == 0 ? YAML_FLOW_SEQUENCE_STYLE
+                                                                      : YAML_BLOCK_SEQUENCE_STYLE);
+    else
+        initialized = yaml_mapping_start_event_initialize(
+            &event, NULL, NULL, 1, count == 0 ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+    if (yaml_emit(e, &event, initialized) != 0 ||
+        (count > 0 && yaml_encode_entries(e, index, count, is_array) != 0))
+        return -1;
+    initialized = is_array ? yaml_sequence_end_event_initialize(&event)
+                           : yaml_mapping_end_event_initialize(&event);
+    if (yaml_emit(e, &event, initialized) != 0)
+        return -1;
+    cm_walk_leave_table(&e->walk, index);
     return 0;
 }
 
-static int yaml_encode_value(cm_walk *w, int index, int column, yaml_place place)
+static int yaml_encode_value(yaml_encoder *e, int index)
 {
-    lua_State *L = w->L;
-    int type = lua_type(L, index);
-    if (type == LUA_TTABLE)
-        return yaml_encode_table(w, index, column, place);
-    if (type != LUA_TNIL && type != LUA_TBOOLEAN && type != LUA_TNUMBER && type != LUA_TSTRING &&
-        !cm_json_isnull(L, index))
-        return cm_walk_fail_unencodable(w, index);
-
-    if (place == PLACE_AFTER_KEY)
-        cm_walk_putc(w, ' ');
-    switch (type) {
+    lua_State *L = e->walk.L;
+    char text[48];
+    size_t len;
+    switch (lua_type(L, index)) {
+    case LUA_TTABLE:
+        return yaml_encode_table(e, index);
     case LUA_TBOOLEAN:
-        cm_walk_puts(w, lua_toboolean(L, index) ? "true" : "false");
+        len = (size_t)snprintf(text, sizeof text, "%s", lua_toboolean(L, index) ? "true" : "false");
         break;
     case LUA_TNUMBER:
         if (lua_isinteger(L, index))
-            cm_walk_put_integer(w, lua_tointeger(L, index));
+            len = (size_t)snprintf(text, sizeof text, LUA_INTEGER_FMT, lua_tointeger(L, index));
         else
-            yaml_put_float(w, (double)lua_tonumber(L, index));
+            len = yaml_format_float((double)lua_tonumber(L, index), text);
         break;
     case LUA_TSTRING: {
-        size_t len;
         const char *s = lua_tolstring(L, index, &len);
-        yaml_put_string(w, s, len);
+        return yaml_emit_string(e, s, len);
+    }
+    case LUA_TNIL:
+        len = (size_t)snprintf(text, sizeof text, "null");
+        break;
+    default:
+        if (!cm_json_isnull(L, index))
+            return cm_walk_fail_unencodable(&e->walk, index);
+        len = (size_t)snprintf(text, sizeof text, "null");
         break;
     }
-    default: /* nil and the null sentinel */
-        cm_walk_puts(w, "null");
-        break;
-    }
-    cm_walk_putc(w, '\n');
-    return 0;
+    return yaml_emit_scalar(e, NULL, text, len, YAML_PLAIN_SCALAR_STYLE);
+}
+
+/* The emitter's flushes land in the walk's buffer; growing it may raise, which is why the
+ * emitter only runs under lua_pcall. */
+static int yaml_write_output(void *data, unsigned char *buffer, size_t size)
+{
+    cm_walk_put(data, (const char *)buffer, size);
+    return 1;
+}
+
+/* One document without "---" or "...", in 2-space indentation, UTF-8 kept as is and no
+ * line folding, so that a long string stays on its line. Runs under lua_pcall with the
+ * encoder and the value to encode as arguments. */
+static int yaml_encode_protected(lua_State *L)
+{
+    yaml_encoder *e = lua_touserdata(L, 1);
+    cm_walk *w = &e->walk;
+    if (cm_walk_open(w) != 0)
+        return 0;
+    yaml_emitter_set_output(&e->emitter, yaml_write_output, w);
+    yaml_emitter_set_unicode(&e->emitter, 1);
+    yaml_emitter_set_width(&e->emitter, -1);
+    yaml_emitter_set_indent(&e->emitter, 2);
+    yaml_event_t event;
+    int rc = yaml_emit(e, &event, yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING));
+    if (rc == 0)
+        rc =
+            yaml_emit(e, &event, yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 1));
+    if (rc == 0)
+        rc = yaml_encode_value(e, 2);
+    if (rc == 0)
+        rc = yaml_emit(e, &event, yaml_document_end_event_initialize(&event, 1));
+    if (rc == 0)
+        rc = yaml_emit(e, &event, yaml_stream_end_event_initialize(&event));
+    return cm_walk_close(w, rc) == 0 ? 1 : 0;
 }
 
 int cm_yaml_encode_named(lua_State *L, int index, const char *name, char *err, size_t errlen)
 {
-    cm_walk w;
-    cm_walk_init(&w, L, &yaml_codec, name, err, errlen);
+    yaml_encoder e;
+    cm_walk_init(&e.walk, L, &yaml_codec, name, err, errlen);
     index = lua_absindex(L, index);
-    if (cm_walk_open(&w) != 0)
-        return -1;
-    return cm_walk_close(&w, yaml_encode_value(&w, index, 0, PLACE_ROOT));
+    if (!lua_checkstack(L, 4))
+        return cm_walk_fail(&e.walk, "Lua stack exhausted");
+    if (!yaml_emitter_initialize(&e.emitter))
+        return cm_walk_fail(&e.walk, "out of memory while starting the YAML emitter");
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, yaml_encode_protected);
+    lua_pushlightuserdata(L, &e);
+    lua_pushvalue(L, index);
+    int status = lua_pcall(L, 2, LUA_MULTRET, 0);
+    yaml_emitter_delete(&e.emitter);
+    if (status != LUA_OK)
+        return lua_error(L);
+    return lua_gettop(L) > top ? 0 : -1;
 }
 
 int cm_yaml_encode(lua_State *L, int index, char *err, size_t errlen)

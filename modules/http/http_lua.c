@@ -18,6 +18,7 @@ struct connection {
     bool open;
     bool bench_running;
     unsigned worker_targets; /* scripted-worker phases' targets using the connection */
+    enum cm_http_transport worker_transport; /* what scripted workers' requests go over */
 };
 
 static const char *const connection_types[] = {"cephmark.swift.connection",
@@ -164,16 +165,29 @@ static int connection_close(lua_State *L)
     return 0;
 }
 
-/* swift.connect{auth_url=, user=, key=, storage_url=, timeout=, connect_timeout=}
- * s3.connect{endpoint=, access_key=, secret_key=, region=, timeout=, connect_timeout=}
- *   -> connection | nil, message, code */
+/* The connection's `transport` option (scripted workers' requests): auto, curl or native. */
+static enum cm_http_transport connect_transport(lua_State *L, const char *what)
+{
+    const char *name = cm_lua_opt_string(L, 1, "transport", "auto", what);
+    if (strcmp(name, "curl") == 0)
+        return CM_HTTP_CURL;
+    if (strcmp(name, "native") == 0)
+        return CM_HTTP_NATIVE;
+    if (strcmp(name, "auto") != 0)
+        luaL_error(L, "%s: unknown transport '%s' (expected auto, curl or native)", what, name);
+    return CM_HTTP_AUTO;
+}
+
+/* swift.connect{auth_url=, user=, key=, storage_url=, timeout=, connect_timeout=, transport=}
+ * s3.connect{endpoint=, access_key=, secret_key=, region=, timeout=, connect_timeout=,
+ *   transport=} -> connection | nil, message, code */
 static int connect_api(lua_State *L)
 {
     enum cm_http_api api = (enum cm_http_api)lua_tointeger(L, lua_upvalueindex(1));
-    static const char *const swift_known[] = {
-        "auth_url", "connect_timeout", "key", "storage_url", "timeout", "user", NULL};
-    static const char *const s3_known[] = {"access_key", "connect_timeout", "endpoint", "region",
-                                           "secret_key", "timeout",         NULL};
+    static const char *const swift_known[] = {"auth_url", "connect_timeout", "key",  "storage_url",
+                                              "timeout",  "transport",       "user", NULL};
+    static const char *const s3_known[] = {"access_key", "connect_timeout", "endpoint",  "region",
+                                           "secret_key", "timeout",         "transport", NULL};
     const char *what = api == CM_HTTP_SWIFT ? "swift.connect" : "s3.connect";
     luaL_checktype(L, 1, LUA_TTABLE);
     cm_lua_check_options(L, 1, what, api == CM_HTTP_SWIFT ? swift_known : s3_known, false);
@@ -206,8 +220,10 @@ static int connect_api(lua_State *L)
     creds.connect_timeout = cm_lua_opt_duration(L, 1, "connect_timeout", creds.timeout, what);
     if (creds.timeout <= 0 || creds.connect_timeout <= 0)
         return luaL_error(L, "%s: timeout and connect_timeout must be more than 0", what);
+    enum cm_http_transport transport = connect_transport(L, what);
     struct connection *conn = lua_newuserdatauv(L, sizeof *conn, 0);
     memset(conn, 0, sizeof *conn);
+    conn->worker_transport = transport;
     luaL_setmetatable(L, connection_types[api]);
     char error[1024];
     int rc = cm_http_client_init(&conn->client, &creds, error, sizeof error);
@@ -481,8 +497,8 @@ static int object_worker_submit(lua_State *L, struct connection *conn,
         if (!worker)
             return luaL_error(L, "out of memory for a worker's HTTP target");
         char error[512];
-        if (cm_http_target_init_requests(&worker->target, &conn->client, CM_HTTP_AUTO, error,
-                                         sizeof error) < 0) {
+        if (cm_http_target_init_requests(&worker->target, &conn->client, conn->worker_transport,
+                                         error, sizeof error) < 0) {
             cm_http_target_fini(&worker->target);
             free(worker);
             return luaL_error(L, "%s: %s", api_name(conn), error);

@@ -1,8 +1,8 @@
 /* The HTTP target of the op engine: PUT, GET, HEAD or DELETE of benchmark objects on a
  * Swift or S3 endpoint (http_client.h), on the engine's own loop thread, over one of two
  * transports: libcurl's multi interface (every endpoint: S3 with SigV4, TLS) or the native
- * HTTP/1.1 keep-alive client of http_wire.c (Swift over plain http, the default there: a
- * fraction of libcurl's CPU per request). Pure C, no Lua.
+ * HTTP/1.1 keep-alive client of http_wire.c (Swift and S3 over plain http, the default there:
+ * a fraction of libcurl's CPU per request; S3 signed by sigv4.c). Pure C, no Lua.
  *
  * Loop integration: curl tells us which sockets it wants watched (socket callback) and when
  * it needs a timeout (timer callback). The target keeps those sockets in an epoll set whose
@@ -34,8 +34,8 @@
 
 enum cm_http_target_op { CM_HTTP_PUT, CM_HTTP_GET, CM_HTTP_HEAD, CM_HTTP_DELETE };
 
-/* Which HTTP stack carries the requests. AUTO: native when the endpoint allows it (Swift,
- * http://), else curl. */
+/* Which HTTP stack carries the requests. AUTO: native when the endpoint allows it (http://),
+ * else curl. */
 enum cm_http_transport { CM_HTTP_AUTO, CM_HTTP_CURL, CM_HTTP_NATIVE };
 
 #define CM_HTTP_BENCH_MAX_CONTAINERS 1024
@@ -147,7 +147,7 @@ void cm_http_request_outcome(struct cm_op *op, struct cm_request *request,
 /* Prepares a target that serves only requests chosen by its caller (submit_request: PUT
  * for writes, GET for reads, HEAD for stats, DELETE for removes of `container`/`name`),
  * for scripted workers, on the caller's loop (poll, next_deadline, wait_fd), over the
- * transport a bench of the same `transport` would use (AUTO: native for Swift over http,
+ * transport a bench of the same `transport` would use (AUTO: native over http,
  * else libcurl's multi interface; cm_http_target_ops_for gives the ops). Control-request
  * semantics: a non-2xx answer fails the op with cm_http_status_errno and the request's
  * status set, and a 401 is not retried. 0 or -errno with a sentence; cm_http_target_fini
@@ -201,8 +201,8 @@ void cm_http_target_verify(struct cm_http_target *bench, struct cm_op *op,
                            const unsigned char *body, size_t received, size_t length,
                            const char *name);
 
-/* The native transport (http_wire.c). supported: whether it can serve this client (Swift
- * over http://); when not, `why` says so. init parses the storage URL and resolves its
+/* The native transport (http_wire.c). supported: whether it can serve this client (Swift or
+ * S3 over http://); when not, `why` says so. init parses the storage URL and resolves its
  * host: 0 or -errno with a sentence. fini is safe after a failed or skipped init. */
 bool cm_http_wire_supported(const struct cm_http_client *client, char *why, size_t why_size);
 int cm_http_wire_init(struct cm_http_target *bench, char *error, size_t error_size);

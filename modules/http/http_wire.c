@@ -1,5 +1,6 @@
 /* The native transport of the HTTP target (http_target.h): a small HTTP/1.1 keep-alive
- * client on the engine's loop thread, for Swift over plain http. Each engine slot owns one
+ * client on the engine's loop thread, for Swift and S3 over plain http (S3 requests signed
+ * with SigV4 by sigv4.c, the signing key cached per day). Each engine slot owns one
  * TCP connection and has at most one request on it; a request is one send (headers and body
  * together) and, for small objects, one recv that brings the whole response, parsed in
  * place by http_response.c, which allocates nothing. The connections sit in one epoll set:
@@ -8,7 +9,7 @@
  *
  * What it speaks: GET, PUT (with Content-Length), HEAD and DELETE; responses with
  * Content-Length, chunked bodies or a body ended by the close; 1xx answers skipped;
- * `Connection: close` and HTTP/1.0 honoured. What it leaves to libcurl: TLS, S3 signing,
+ * `Connection: close` and HTTP/1.0 honoured. What it leaves to libcurl: TLS,
  * redirects (a 3xx is counted like any other non-2xx status).
  *
  * Failures: a request that gets no answer fails with -errno and a sentence naming the URL;
@@ -19,6 +20,7 @@
  * down costs a few errors per slot and second instead of a storm. */
 #include "http_response.h"
 #include "http_target.h"
+#include "sigv4.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -32,6 +34,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define REQUEST_MAX (CM_HTTP_URL_MAX + 2 * 600 + CM_HTTP_TOKEN_MAX + 512)
@@ -93,6 +96,8 @@ struct cm_http_wire {
     char base_path[CM_HTTP_URL_MAX];    /* the storage URL's path, no trailing '/' */
     char token[CM_HTTP_TOKEN_MAX + 40]; /* "X-Auth-Token: ...\r\n" */
     unsigned token_generation;
+    bool s3;                /* requests are signed (SigV4) instead of carrying a token */
+    struct cm_sigv4 signer; /* S3 */
     int epoll_fd;
     int cancel_fd; /* written by cancel_block; in the epoll set with a NULL pointer */
     bool blocking;
@@ -111,10 +116,6 @@ struct cm_http_wire {
 
 bool cm_http_wire_supported(const struct cm_http_client *client, char *why, size_t why_size)
 {
-    if (client->api != CM_HTTP_SWIFT) {
-        snprintf(why, why_size, "it speaks Swift only (S3 requests are signed by libcurl)");
-        return false;
-    }
     if (strncasecmp(client->storage_url, "http://", 7) != 0) {
         snprintf(why, why_size, "the storage URL %.300s is not plain http://", client->storage_url);
         return false;
@@ -194,6 +195,13 @@ int cm_http_wire_init(struct cm_http_target *bench, char *error, size_t error_si
                                sizeof hostname, error, error_size);
     if (rc < 0)
         return rc;
+    if (client->api == CM_HTTP_S3) {
+        wire->s3 = true;
+        rc = cm_sigv4_init(&wire->signer, client->user, client->key, client->region, "s3", error,
+                           error_size);
+        if (rc < 0)
+            return rc;
+    }
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     struct addrinfo *found = NULL;
     int gai = getaddrinfo(hostname, port, &hints, &found);
@@ -240,6 +248,8 @@ void cm_http_wire_fini(struct cm_http_target *bench)
     if (wire->cancel_fd >= 0)
         close(wire->cancel_fd);
     explicit_bzero(wire->token, sizeof wire->token);
+    if (wire->s3)
+        cm_sigv4_fini(&wire->signer);
     free(wire);
     bench->wire = NULL;
 }
@@ -392,6 +402,26 @@ static void send_request(struct wire_slot *slot)
 
 /* ---- the answer --------------------------------------------------------------------------- */
 
+/* S3: the error's <Code> (SignatureDoesNotMatch, NoSuchKey, ...) after the first failure's
+ * sentence, when the answer's body was kept (GET and PUT slots keep up to an object's size). */
+static void add_s3_code(struct cm_http_target *bench, const struct cm_http_answer *answer)
+{
+    size_t kept = answer->received < answer->capacity ? answer->received : answer->capacity;
+    if (!answer->body || kept == 0)
+        return;
+    const char *body = (const char *)answer->body;
+    const char *open = memmem(body, kept, "<Code>", 6);
+    if (!open)
+        return;
+    open += 6;
+    const char *close = memmem(open, kept - (size_t)(open - body), "</Code>", 7);
+    if (!close || close - open > 64)
+        return;
+    size_t used = strlen(bench->first_error);
+    snprintf(bench->first_error + used, sizeof bench->first_error - used, " (%.*s)",
+             (int)(close - open), open);
+}
+
 static void complete_answer(struct wire_slot *slot)
 {
     struct cm_http_wire *wire = slot->wire;
@@ -420,7 +450,10 @@ static void complete_answer(struct wire_slot *slot)
     }
     char url[CM_HTTP_URL_MAX + 700];
     slot_url(slot, url, sizeof url);
+    bool first = !bench->first_error[0];
     cm_http_target_record_status(bench, status, url);
+    if (first && wire->s3)
+        add_s3_code(bench, &slot->answer);
     if (status == 401)
         cm_http_target_unauthorized(bench, slot->generation, url);
     finish(slot, cm_http_status_errno(status), keep_alive);
@@ -597,33 +630,75 @@ static void refresh_token(struct cm_http_wire *wire)
     const struct cm_http_target *bench = wire->bench;
     if (wire->token_generation == bench->headers_generation)
         return;
-    snprintf(wire->token, sizeof wire->token, "%s\r\n", bench->client->auth_header);
+    if (wire->s3) /* S3 has no token: each request is signed */
+        wire->token[0] = '\0';
+    else
+        snprintf(wire->token, sizeof wire->token, "%s\r\n", bench->client->auth_header);
     wire->token_generation = bench->headers_generation;
 }
 
+/* Appends `length` bytes at `*used` in `out` (of `size`), keeping a NUL after them; false
+ * when they do not fit. The request is built with these rather than printf: it is rebuilt
+ * for every request. */
+static bool append(char *out, size_t size, size_t *used, const char *piece, size_t length)
+{
+    if (length >= size - *used)
+        return false;
+    memcpy(out + *used, piece, length);
+    *used += length;
+    out[*used] = '\0';
+    return true;
+}
+
+#define APPEND(out, size, used, text) append((out), (size), (used), (text), strlen(text))
+
+/* The request line and headers: the Swift token, or S3's SigV4 headers (signed here, with
+ * the signing key cached per day: one SHA-256 and one HMAC per request). S3 bodies are not
+ * hashed (UNSIGNED-PAYLOAD, as with libcurl; docs/rgw.md says why). */
 static int build_request(struct wire_slot *slot, const char *method, const char *container)
 {
     struct cm_http_wire *wire = slot->wire;
-    slot->path_offset = strlen(method) + 1;
-    int path_len = 0;
-    int n = snprintf(slot->request, sizeof slot->request,
-                     "%s %s/%s/%s%n HTTP/1.1\r\nHost: %s\r\n%s", method, wire->base_path, container,
-                     slot->name, &path_len, wire->host, wire->token);
-    if (n < 0 || (size_t)n >= sizeof slot->request)
+    char path[sizeof wire->base_path + 1200];
+    size_t path_len = 0;
+    if (!APPEND(path, sizeof path, &path_len, wire->base_path) ||
+        !append(path, sizeof path, &path_len, "/", 1) ||
+        !APPEND(path, sizeof path, &path_len, container) ||
+        !append(path, sizeof path, &path_len, "/", 1) ||
+        !APPEND(path, sizeof path, &path_len, slot->name))
         return -ENAMETOOLONG;
-    slot->path_len = (size_t)path_len - slot->path_offset;
-    size_t used = (size_t)n;
-    int more;
-    if (slot->put)
-        more = snprintf(slot->request + used, sizeof slot->request - used,
-                        "Content-Length: %zu\r\nUser-Agent: cephmark/" CEPHMARK_VERSION "\r\n\r\n",
-                        slot->length);
-    else
-        more = snprintf(slot->request + used, sizeof slot->request - used,
-                        "User-Agent: cephmark/" CEPHMARK_VERSION "\r\n\r\n");
-    if (more < 0 || (size_t)more >= sizeof slot->request - used)
+    char *out = slot->request;
+    size_t size = sizeof slot->request, used = 0;
+    if (!APPEND(out, size, &used, method) || !append(out, size, &used, " ", 1))
         return -ENAMETOOLONG;
-    slot->request_len = used + (size_t)more;
+    slot->path_offset = used;
+    slot->path_len = path_len;
+    if (!append(out, size, &used, path, path_len) ||
+        !APPEND(out, size, &used, " HTTP/1.1\r\nHost: ") || !APPEND(out, size, &used, wire->host) ||
+        !append(out, size, &used, "\r\n", 2) || !APPEND(out, size, &used, wire->token))
+        return -ENAMETOOLONG;
+    if (wire->s3) {
+        int signed_len = cm_sigv4_headers(&wire->signer, time(NULL), method, path, "", wire->host,
+                                          CM_SIGV4_UNSIGNED_PAYLOAD, out + used, size - used);
+        if (signed_len < 0)
+            return signed_len;
+        used += (size_t)signed_len;
+    }
+    if (slot->put) {
+        char digits[24];
+        size_t at = sizeof digits;
+        size_t value = slot->length;
+        do {
+            digits[--at] = (char)('0' + value % 10);
+            value /= 10;
+        } while (value);
+        if (!APPEND(out, size, &used, "Content-Length: ") ||
+            !append(out, size, &used, digits + at, sizeof digits - at) ||
+            !append(out, size, &used, "\r\n", 2))
+            return -ENAMETOOLONG;
+    }
+    if (!APPEND(out, size, &used, "User-Agent: cephmark/" CEPHMARK_VERSION "\r\n\r\n"))
+        return -ENAMETOOLONG;
+    slot->request_len = used;
     return 0;
 }
 
@@ -642,9 +717,10 @@ static int submit(void *self, struct cm_op *op)
     slot->generation = bench->headers_generation;
     slot->put = o->op == CM_HTTP_PUT;
     slot->body = slot->buffer;
-    if (build_request(slot, cm_http_target_op_name(o->op),
-                      bench->containers[object % o->n_containers]) < 0)
-        return -ENAMETOOLONG;
+    int rc = build_request(slot, cm_http_target_op_name(o->op),
+                           bench->containers[object % o->n_containers]);
+    if (rc < 0)
+        return rc;
     if (o->op == CM_HTTP_PUT)
         cm_payload_fill(bench->payload, slot->buffer, slot->length, slot->name, 0, op->sequence,
                         o->run_id);
@@ -725,10 +801,16 @@ static int submit_request(void *self, struct cm_op *op, struct cm_request *reque
     slot->put = strcmp(method, "PUT") == 0;
     slot->body = request->data;
     slot->length = slot->put ? request->data_length : 0;
-    if (build_request(slot, method, container) < 0) {
-        snprintf(request->message, sizeof request->message,
-                 "the URL for '%.100s/%.100s' is too long", request->container, request->name);
-        return -ENAMETOOLONG;
+    int rc = build_request(slot, method, container);
+    if (rc < 0) {
+        if (rc == -ENAMETOOLONG)
+            snprintf(request->message, sizeof request->message,
+                     "the URL for '%.100s/%.100s' is too long", request->container, request->name);
+        else
+            snprintf(request->message, sizeof request->message,
+                     "cannot sign the request for '%.100s/%.100s'", request->container,
+                     request->name);
+        return rc;
     }
     op->kind = slot->put                            ? CM_OP_WRITE
                : request->verb == CM_REQUEST_READ   ? CM_OP_READ

@@ -14,6 +14,7 @@ struct null_options {
     uint64_t block_size;
     double delay, delay_max;
     int64_t objects, seed;
+    int64_t work;
 };
 
 #define NULL_OPTION(field) offsetof(struct null_options, field)
@@ -32,6 +33,9 @@ static const struct cm_option null_options[] = {
      "with access (or this option): the objects each op picks from (it moves nothing)"},
     {"seed", CM_OPTION_INTEGER, NULL_OPTION(seed), "1", 0, INT64_MAX, NULL, CM_OPTION_NO_RESULT,
      "seed of the random delays and of the object picks"},
+    {"work", CM_OPTION_INTEGER, NULL_OPTION(work), "0", 0, INT64_MAX, NULL, CM_OPTION_NO_RESULT,
+     "the target has work for this many ops, then says it is done, as a seq read over a short "
+     "write run does (0: no end)"},
     {NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL},
 };
 
@@ -61,6 +65,7 @@ static void null_open(struct cm_bench *b)
         .pick = cm_bench_given(b, "access") || cm_bench_given(b, "objects"),
         .access = state->access,
         .objects = (uint64_t)o->objects,
+        .work = (uint64_t)o->work,
     };
     b->ops = &cm_null_target_ops;
     b->target = cm_null_target_new(&config, b->config.depth);
@@ -104,7 +109,7 @@ const struct cm_bench_def cm_null_bench = {
 int luaopen_cephmark_null(lua_State *L)
 {
     /* null.bench{delay=, delay_max=, block_size=, seed=, access=, objects=, threads=, seconds=,
-     * ops=, bytes=, rate=, warmup=, on_second=} -> result table */
+     *   ops=, bytes=, rate=, warmup=, work=, on_second=} -> result table */
     lua_newtable(L);
     cm_bench_set_functions(L, &cm_null_bench);
     return 1;

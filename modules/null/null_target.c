@@ -13,6 +13,7 @@ struct pending {
 struct cm_null_target {
     struct cm_null_config config;
     uint64_t rng;
+    uint64_t submitted;
     struct pending *heap;
     size_t heap_len, heap_cap;
     struct cm_access access;
@@ -56,6 +57,9 @@ static struct pending heap_pop(struct cm_null_target *t)
 static int null_submit(void *self, struct cm_op *op)
 {
     struct cm_null_target *t = self;
+    if (t->config.work && t->submitted >= t->config.work)
+        return CM_TARGET_DONE;
+    t->submitted++;
     op->kind = CM_OP_OTHER;
     op->length = t->config.block_size;
     if (t->config.pick)

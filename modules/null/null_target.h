@@ -21,6 +21,8 @@ struct cm_null_config {
     bool pick;
     struct cm_access_spec access;
     uint64_t objects;
+    uint64_t work; /* > 0: the target has this many ops of work, then says it is done (as a
+                    * seq read over a short write run) */
 };
 
 extern const struct cm_target_ops cm_null_target_ops;

@@ -8,7 +8,7 @@
 #include "interrupt.h"
 #include "json.h"
 #include "lstate.h"
-#include "rados_target.h"
+#include "rados_slot.h"
 #include "rados_client.h"
 #include "rados_osd_command.h"
 #include "rados_owner.h"
@@ -1230,6 +1230,22 @@ static int claim_run(struct pool_handle *pool, const char *run_name, const char 
     return rc;
 }
 
+/* The buffers a slot of a pass or of an omap/xattr run holds besides a read's block. */
+static uint64_t pass_slot_bytes(int op, const struct cm_rados_run_meta *meta)
+{
+    if (op == CM_RADOS_VERIFY)
+        return cm_rados_largest_object(meta) + 4096 +
+               (meta->overwrite_block ? meta->block_size : 0);
+    if (op == CM_RADOS_OVERWRITE)
+        return meta->overwrite_block;
+    if (op == CM_RADOS_APPEND)
+        return meta->append_block;
+    if (meta->write_to & ~CM_RADOS_TO_OBJECT)
+        return meta->keys_per_op * meta->block_size;
+    return (op == CM_RADOS_SEQ || op == CM_RADOS_RAND) && meta->overwrite_block ? meta->block_size
+                                                                                : 0;
+}
+
 /* Bounds the slots of a run before anything is allocated. Reads hold a buffer of the block
  * size per slot, and librados one more per read in flight; every run but a cleanup holds
  * the payload pattern (a block and 1 MiB), and writes the stage librados sends from (two
@@ -1244,6 +1260,7 @@ static void bench_bound_slots(struct cm_bench *b, int op, const struct cm_rados_
     uint64_t per_slot = 0, block = meta->block_size;
     if (op == CM_RADOS_SEQ || op == CM_RADOS_RAND)
         per_slot = (block + 4095) / 4096 * 4096;
+    per_slot += pass_slot_bytes(op, meta);
     uint64_t blocks = op == CM_RADOS_WRITE ? 3 : 1;
     uint64_t shared = block <= UINT64_MAX / 4 ? blocks * block + (1 << 20) : UINT64_MAX;
     /* librados receives each read into a buffer of its own, then copies it into the slot's
@@ -1261,36 +1278,49 @@ struct pool_lua_options {
     const char *run_name, *prefix, *access;
     uint64_t block_size;
     int object_size; /* the stack index of the value given: a size or a distribution */
-    int64_t seed;
     bool verify, hints, temporary;
+    const char *write_to;
+    int64_t keys_per_op, seed;
+    uint64_t key_size;
 };
 
-static const char *const rados_ops[] = {"write", "seq", "rand", "cleanup", NULL};
+/* in the order of enum cm_rados_target_op */
+static const char *const rados_ops[] = {"write",     "seq",    "rand",   "cleanup",
+                                        "overwrite", "append", "verify", NULL};
 
 #define POOL_OPTION(field) offsetof(struct pool_lua_options, field)
 
 static const struct cm_option pool_bench_options[] = {
     {"access", CM_OPTION_STRING, POOL_OPTION(access), "uniform", 0, 0, NULL, 0,
-     "rand: which objects: uniform, zipf:θ, pareto:h or hotspot:A/B (A % take B % of reads)"},
+     "rand, overwrite: which objects: uniform, zipf:θ, pareto:h or hotspot:A/B (A % take B % "
+     "of the ops)"},
     {"block_size", CM_OPTION_SIZE, POOL_OPTION(block_size), "4M", 0, 0, NULL, 0,
-     "write: bytes per op (rados bench -b); reads use the write run's"},
+     "write, overwrite, append: bytes per op (rados bench -b); reads use the run's"},
     {"hints", CM_OPTION_BOOL, POOL_OPTION(hints), "true", 0, 0, NULL, CM_OPTION_NO_RESULT,
      "write: allocation hints with each object, as rados bench sends"},
+    {"key_size", CM_OPTION_SIZE, POOL_OPTION(key_size), "0", 0, 4096, NULL, CM_OPTION_NO_RESULT,
+     "write to omap/xattr: key name length (zero-padded); 0: rados bench's names"},
+    {"keys_per_op", CM_OPTION_INTEGER, POOL_OPTION(keys_per_op), "1", 1, 1024, NULL,
+     CM_OPTION_NO_RESULT,
+     "write to omap/xattr: keys set (and read back) per op, each a block_size value"},
     {"object_size", CM_OPTION_TABLE, POOL_OPTION(object_size), NULL, 0, 0, NULL, 0,
      "write: object size, a multiple of block_size (rados bench -O; default block_size), or "
      "sizes written whole: {low, high} or { {\"4K\", 40}, {\"4M\", 60} }"},
     {"op", CM_OPTION_CHOICE, POOL_OPTION(op), "write", 0, 0, rados_ops, 0,
-     "write, seq or rand reads of a write run, or cleanup (rados bench's modes)"},
+     "write, seq or rand reads of a write run, cleanup; overwrite, append or verify a run"},
     {"prefix", CM_OPTION_STRING, POOL_OPTION(prefix), NULL, 0, 0, NULL, 0,
      "object name prefix; default benchmark_data_<host>_<pid>; cleanup: objects under it"},
     {"run_name", CM_OPTION_STRING, POOL_OPTION(run_name), "cephmark_bench_last_metadata", 0, 0,
      NULL, 0, "the run's metadata object (rados bench --run-name)"},
-    {"seed", CM_OPTION_INTEGER, POOL_OPTION(seed), "0", 0, INT64_MAX, NULL, CM_OPTION_NO_RESULT,
-     "rand: seed of the object picks, to repeat a sequence (0: a fresh one per run)"},
+    {"seed", CM_OPTION_INTEGER, POOL_OPTION(seed), "0", 0, INT64_MAX, NULL, 0,
+     "rand, overwrite: seed of the picks and offsets; 0: rand a fresh one, overwrite one "
+     "derived from the run and the pass"},
     {"temporary", CM_OPTION_BOOL, POOL_OPTION(temporary), "false", 0, 0, NULL, 0,
      "write: a run the scenario removes itself (listed as a leftover if it does not)"},
     {"verify", CM_OPTION_BOOL, POOL_OPTION(verify), "true", 0, 0, NULL, 0,
      "seq, rand: check every block read against what the write run wrote"},
+    {"write_to", CM_OPTION_STRING, POOL_OPTION(write_to), "object", 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "write: object, omap, xattr or a list (rados bench --write-object/-omap/-xattr)"},
     {NULL, 0, 0, NULL, 0, 0, NULL, 0, NULL},
 };
 
@@ -1307,6 +1337,8 @@ struct pool_bench_state {
     int meta_rc;
     const char *meta_what;
     struct cm_access_spec access;
+    struct cm_rados_run_meta before; /* overwrite, append: the metadata as the pass found it */
+    bool pass_stored;                /* overwrite, append: the metadata says running */
 };
 
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
@@ -1341,6 +1373,33 @@ static void pool_bench_object_size(struct cm_bench *b, struct cm_rados_run_meta 
     meta->block_size = meta->object_size = cm_size_max(&sizes);
 }
 
+/* A write's destinations (rados bench --write-object, --write-omap, --write-xattr). */
+static void pool_bench_write_to(struct cm_bench *b, struct cm_rados_run_meta *meta)
+{
+    const struct pool_lua_options *o = b->options;
+    meta->write_to = cm_rados_parse_write_to(o->write_to);
+    if (!meta->write_to)
+        luaL_error(b->L,
+                   "bench: write_to '%s' is not object, omap, xattr or a list of them "
+                   "(\"object,omap\")",
+                   o->write_to);
+    meta->keys_per_op = (uint64_t)o->keys_per_op;
+    meta->key_size = o->key_size;
+    if (meta->write_to == CM_RADOS_TO_OBJECT) {
+        meta->write_to = 0; /* a plain run, written as before */
+        return;
+    }
+    if (meta->sized)
+        luaL_error(b->L, "bench: object_size as a distribution sizes object data: leave write_to "
+                         "out (omap and xattr values are block_size each)");
+    uint64_t per_op = meta->keys_per_op * meta->block_size;
+    if (per_op > ((uint64_t)64 << 20))
+        luaL_error(b->L,
+                   "bench: keys_per_op x block_size is %I bytes per op: at most 64 MiB "
+                   "(lower keys_per_op or block_size)",
+                   (lua_Integer)per_op);
+}
+
 /* A write's metadata, once its options are checked. */
 static void pool_bench_new_run(struct cm_bench *b)
 {
@@ -1365,6 +1424,7 @@ static void pool_bench_new_run(struct cm_bench *b)
         luaL_error(L, "bench: object_size %I is above the cluster's osd_max_object_size (%s)",
                    (lua_Integer)meta->object_size, limit);
     }
+    pool_bench_write_to(b, meta);
     if (o->prefix)
         snprintf(meta->prefix, sizeof meta->prefix, "%s", o->prefix);
     else
@@ -1372,7 +1432,7 @@ static void pool_bench_new_run(struct cm_bench *b)
     meta->run_id = cm_rados_new_run_id();
     meta->owner.run_id = meta->run_id;
     cm_owner_self(&meta->owner);
-    meta->version = meta->sized ? 3 : 2;
+    meta->version = cm_rados_meta_version(meta);
 }
 
 /* The objects of a run without usable metadata, listed by prefix. */
@@ -1427,6 +1487,56 @@ static void pool_bench_existing_run(struct cm_bench *b, struct pool_handle *pool
     pool_bench_collect(b, pool, meta->prefix);
 }
 
+/* An overwrite, append or verify pass over the run: its checks, and the metadata it will
+ * leave (the unit, the pass number). */
+static void pool_bench_pass_prepare(struct cm_bench *b, struct pool_handle *pool)
+{
+    const struct pool_lua_options *o = b->options;
+    struct pool_bench_state *state = b->state;
+    char error[512];
+    uint64_t block = cm_bench_given(b, "block_size") ? o->block_size : state->meta.block_size;
+    state->before = state->meta;
+    if (cm_rados_pass_prepare(pool->ioctx, (enum cm_rados_target_op)o->op, block, &state->meta,
+                              error, sizeof error) < 0)
+        cm_error_user(b->L, CM_EXIT_USAGE, "%s", error);
+}
+
+/* Before an overwrite or append pass's first op: its offsets' seed, and the metadata in
+ * state running, so that a pass that dies leaves a run that reads refuse. */
+static void pool_bench_pass_start(struct cm_bench *b, struct pool_handle *pool)
+{
+    const struct pool_lua_options *o = b->options;
+    struct pool_bench_state *state = b->state;
+    uint64_t seed =
+        o->seed ? (uint64_t)o->seed
+                : state->meta.run_id ^ (state->meta.overwrite_passes * 0x9e3779b97f4a7c15ULL);
+    state->target.rng = seed;
+    int rc =
+        cm_rados_meta_store(pool->ioctx, o->run_name, &state->meta, false, pool->cluster->timeout);
+    if (rc < 0)
+        raise_bounded(b->L, b->self, rc,
+                      lua_pushfstring(b->L, "update the run metadata '%s'", o->run_name));
+    state->pass_stored = true;
+}
+
+/* After a pass: its ops counted into the metadata, complete again. */
+static void pool_bench_pass_end(struct cm_bench *b, struct pool_handle *pool, bool ran)
+{
+    const struct pool_lua_options *o = b->options;
+    struct pool_bench_state *state = b->state;
+    if (!state->pass_stored)
+        return;
+    state->pass_stored = false;
+    struct cm_rados_run_meta *meta = ran ? &state->meta : &state->before;
+    if (ran && o->op == CM_RADOS_OVERWRITE)
+        meta->overwrites += b->result.started;
+    else if (ran)
+        meta->appends += b->result.started;
+    state->meta_rc =
+        cm_rados_meta_store(pool->ioctx, o->run_name, meta, true, pool->cluster->timeout);
+    state->meta_what = "complete the run metadata";
+}
+
 static void pool_bench_prepare(struct cm_bench *b)
 {
     const struct pool_lua_options *o = b->options;
@@ -1441,13 +1551,19 @@ static void pool_bench_prepare(struct cm_bench *b)
                       "the run's own prefix, e.g. benchmark_data_HOST_PID)");
     marker_name(o->run_name, state->marker, sizeof state->marker);
     cm_lua_access_spec(L, o->access, "bench", &state->access);
-    if ((cm_bench_given(b, "access") || cm_bench_given(b, "seed")) && o->op != CM_RADOS_RAND)
-        luaL_error(L, "bench: access and seed apply to rand reads only");
+    if ((cm_bench_given(b, "access") || cm_bench_given(b, "seed")) && o->op != CM_RADOS_RAND &&
+        o->op != CM_RADOS_OVERWRITE)
+        luaL_error(L, "bench: access and seed apply to rand and overwrite only");
     if (o->op == CM_RADOS_WRITE)
         pool_bench_new_run(b);
     else
         pool_bench_existing_run(b, pool);
-    b->defaults.seconds = o->op == CM_RADOS_WRITE || o->op == CM_RADOS_RAND ? 10 : 0;
+    if (o->op >= CM_RADOS_OVERWRITE)
+        pool_bench_pass_prepare(b, pool);
+    b->defaults.seconds = o->op == CM_RADOS_WRITE || o->op == CM_RADOS_RAND ||
+                                  o->op == CM_RADOS_OVERWRITE || o->op == CM_RADOS_APPEND
+                              ? 10
+                              : 0;
     if (o->op == CM_RADOS_REMOVE) {
         b->defaults.threads = 256; /* many removes in flight (docs/performance.md, finding 4) */
         /* cleanup finishes even after SIGINT, so an interrupted run leaves no garbage */
@@ -1483,12 +1599,16 @@ static void pool_bench_open(struct cm_bench *b)
                              &state->meta, o->verify, error, sizeof error) < 0)
         cm_error_user(L, CM_EXIT_USAGE, "%s", error);
     state->target_open = true;
-    if (o->op == CM_RADOS_RAND &&
-        cm_rados_target_set_access(&state->target, &state->access, (uint64_t)o->seed) < 0)
+    /* overwrite: the seed of its places is set by pool_bench_pass_start */
+    if ((o->op == CM_RADOS_RAND || o->op == CM_RADOS_OVERWRITE) &&
+        cm_rados_target_set_access(&state->target, &state->access,
+                                   o->op == CM_RADOS_RAND ? (uint64_t)o->seed : 0) < 0)
         luaL_error(L, "bench: out of memory");
     state->target.names = state->names;
     state->target.n_names = state->n_names;
     state->target.alloc_hints = o->hints;
+    if (o->op == CM_RADOS_OVERWRITE || o->op == CM_RADOS_APPEND)
+        pool_bench_pass_start(b, pool);
     if (o->op == CM_RADOS_WRITE) {
         /* the run name is this run's from here on: exclusively, before the first write */
         const char *what;
@@ -1531,6 +1651,7 @@ static void pool_bench_after_run(struct cm_bench *b, int rc)
     struct pool_handle *pool = b->object;
     struct cm_rados_run_meta *meta = &state->meta;
     pool_bench_release(state, pool);
+    pool_bench_pass_end(b, pool, rc == 0);
     if (rc < 0) {
         if (state->claimed) /* nothing was written: the claim goes again */
             pool_bench_unclaim(pool, o->run_name, state->marker, true);
@@ -1560,6 +1681,29 @@ static void pool_bench_after_run(struct cm_bench *b, int rc)
         state->meta_rc = 0;
 }
 
+/* The fields of omap/xattr runs and of the passes over a run. */
+static void pool_bench_pass_result(struct cm_bench *b)
+{
+    const struct cm_rados_run_meta *meta = &((struct pool_bench_state *)b->state)->meta;
+    lua_State *L = b->L;
+    char write_to[64];
+    cm_rados_format_write_to(meta->write_to, write_to, sizeof write_to);
+    cm_result_string(L, "write_to", write_to);
+    if (meta->write_to & ~CM_RADOS_TO_OBJECT) {
+        cm_result_integer(L, "keys_per_op", meta->keys_per_op);
+        cm_result_integer(L, "key_size", meta->key_size);
+    }
+    if (meta->overwrite_block) {
+        cm_result_integer(L, "overwrite_block", meta->overwrite_block);
+        cm_result_integer(L, "overwrite_passes", meta->overwrite_passes);
+        cm_result_integer(L, "overwrites", meta->overwrites);
+    }
+    if (meta->append_block) {
+        cm_result_integer(L, "append_block", meta->append_block);
+        cm_result_integer(L, "appends", meta->appends);
+    }
+}
+
 static void pool_bench_result(struct cm_bench *b)
 {
     const struct pool_lua_options *o = b->options;
@@ -1577,6 +1721,7 @@ static void pool_bench_result(struct cm_bench *b)
     }
     if (o->op == CM_RADOS_WRITE)
         cm_result_bool(L, "hints", o->hints);
+    pool_bench_pass_result(b);
     if (state->meta_rc < 0) {
         int result_index = lua_gettop(L);
         int rc = state->meta_rc == -EINTR ? -ETIMEDOUT : state->meta_rc;
@@ -1596,6 +1741,7 @@ static void pool_bench_close(struct cm_bench *b)
     struct pool_bench_state *state = b->state;
     struct pool_handle *pool = b->object;
     pool_bench_release(state, pool);
+    pool_bench_pass_end(b, pool, false);
     if (state->claimed) {
         const struct pool_lua_options *o = b->options;
         pool_bench_unclaim(pool, o->run_name, state->marker, true);

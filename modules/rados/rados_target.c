@@ -3,27 +3,18 @@
  * completes ops on its finisher thread, where the callback only hands the op to the
  * engine. Releasing the completion and verifying data happen on the engine's loop thread. */
 #include "splitmix.h"
-#include "rados_target.h"
+#include "rados_slot.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
-
-struct bench_slot {
-    rados_completion_t completion;
-    struct cm_op *op;
-    struct bench_slot *prev, *next; /* in flight, in submission order (blocking mode) */
-    unsigned char *buffer;          /* reads only; writes come from the payload stage */
-    uint64_t offset;
-    uint64_t expected; /* sized runs' reads: the object's size */
-    char object[160];
-};
 
 uint64_t cm_rados_new_run_id(void)
 {
@@ -55,7 +46,8 @@ static int bench_slot_init(void *self, struct cm_op *op)
         return -ENOMEM;
     slot->op = op;
     bench->blocking = cm_engine_blocking(op);
-    if (bench->op == CM_RADOS_SEQ || bench->op == CM_RADOS_RAND) {
+    bool object_reads = !(bench->meta.write_to & ~CM_RADOS_TO_OBJECT);
+    if ((bench->op == CM_RADOS_SEQ || bench->op == CM_RADOS_RAND) && object_reads) {
         /* sized runs read one byte more than an object's size, to see one that grew */
         size_t size = (bench->meta.block_size + bench->meta.sized + 4095) / 4096 * 4096;
         slot->buffer = aligned_alloc(4096, size);
@@ -67,6 +59,13 @@ static int bench_slot_init(void *self, struct cm_op *op)
         memset(slot->buffer, 0, size);
     }
     op->target_slot = slot;
+    int rc = cm_rados_pass_slot_init(bench, slot);
+    if (rc < 0) {
+        op->target_slot = NULL;
+        free(slot->buffer);
+        free(slot);
+        return rc;
+    }
     return 0;
 }
 
@@ -75,7 +74,9 @@ static void bench_slot_fini(void *self, struct cm_op *op)
     (void)self;
     struct bench_slot *slot = op->target_slot;
     if (slot) {
+        cm_rados_kv_slot_free(slot);
         free(slot->buffer);
+        free(slot->expected);
         free(slot);
         op->target_slot = NULL;
     }
@@ -224,9 +225,9 @@ static int submit_write(struct cm_rados_target *bench, struct bench_slot *slot, 
     return cm_rados_zc_aio_write(bench->io, slot->completion, &write);
 }
 
-/* rand's next block: uniform over the blocks written (rados bench's rand), or a skewed
- * pick of an object and then any of its blocks. */
-static uint64_t rand_block(struct cm_rados_target *bench)
+/* rand's and overwrite's next block: uniform over the blocks written (rados bench's
+ * rand), or a skewed pick of an object and then any of its blocks. */
+uint64_t cm_rados_pick_block(struct cm_rados_target *bench)
 {
     const struct cm_rados_run_meta *meta = &bench->meta;
     uint64_t object = cm_access_pick(&bench->access, &bench->rng);
@@ -255,8 +256,15 @@ static int bench_submit(void *self, struct cm_op *op)
         block = op->sequence;
         break;
     case CM_RADOS_RAND:
-        block = rand_block(bench);
+        block = cm_rados_pick_block(bench);
         break;
+    case CM_RADOS_OVERWRITE:
+    case CM_RADOS_APPEND:
+    case CM_RADOS_VERIFY:
+        if ((rc = create_completion(bench, op, slot)) < 0)
+            return rc;
+        rc = cm_rados_pass_submit(bench, op, slot);
+        goto submitted;
     case CM_RADOS_REMOVE:
     default:
         if (bench->names) {
@@ -278,12 +286,15 @@ static int bench_submit(void *self, struct cm_op *op)
     uint64_t per_object = blocks_per_object(meta);
     object_name(bench, block / per_object, slot->object, sizeof slot->object);
     slot->offset = (block % per_object) * meta->block_size;
+    slot->block = block;
     /* sized runs: a block is a whole object of its own size */
     op->length = meta->sized ? cm_size_of(&meta->sizes, meta->run_id, block) : meta->block_size;
-    slot->expected = op->length;
+    slot->expected_size = op->length;
     if ((rc = create_completion(bench, op, slot)) < 0)
         return rc;
-    if (bench->op == CM_RADOS_WRITE) {
+    if (meta->write_to & ~CM_RADOS_TO_OBJECT) {
+        rc = cm_rados_kv_submit(bench, op, slot, block);
+    } else if (bench->op == CM_RADOS_WRITE) {
         op->kind = CM_OP_WRITE;
         rc = submit_write(bench, slot, op->sequence, op->length, per_object == 1);
     } else {
@@ -292,7 +303,7 @@ static int bench_submit(void *self, struct cm_op *op)
                             op->length + meta->sized, slot->offset);
     }
 submitted:
-    if (rc < 0) {
+    if (rc < 0 || rc == CM_TARGET_DONE) {
         rados_aio_release(slot->completion);
         slot->completion = NULL;
     } else if (bench->blocking) {
@@ -311,14 +322,28 @@ static void bench_complete(void *self, struct cm_op *op)
     }
     if (op->kind == CM_OP_REMOVE && op->result == -ENOENT)
         op->result = 0; /* already gone: cleanup's goal is met */
+    if (slot->kv) {
+        cm_rados_kv_complete(bench, op, slot);
+        return;
+    }
     if (op->kind != CM_OP_READ || op->result < 0 || !bench->verify)
         return;
-    if (bench->meta.sized && (uint64_t)op->result != slot->expected) {
+    if (bench->op == CM_RADOS_VERIFY) {
+        cm_rados_verify_complete(bench, op, slot);
+        return;
+    }
+    if (bench->meta.sized && (uint64_t)op->result != slot->expected_size) {
         op->verify_failed = true;
         if (bench->n_verify_errors < CM_RADOS_VERIFY_ERRORS_KEPT)
             snprintf(bench->verify_errors[bench->n_verify_errors++], sizeof bench->verify_errors[0],
                      "object %s: %" PRId64 " bytes, the write run wrote %" PRIu64, slot->object,
-                     op->result, slot->expected);
+                     op->result, slot->expected_size);
+        return;
+    }
+    if (bench->meta.overwrite_block) {
+        if (!cm_rados_verify_blocks(bench, slot, slot->buffer, (size_t)op->result, slot->offset,
+                                    slot->block))
+            op->verify_failed = true;
         return;
     }
     cm_payload_error error;
@@ -463,6 +488,12 @@ int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
     bench->meta = *meta;
     bench->verify = verify;
     bench->rng = meta->run_id ^ cm_rados_new_run_id();
+    if (op == CM_RADOS_OVERWRITE) {
+        bench->op_block = meta->overwrite_block;
+        bench->pass = meta->overwrite_passes;
+    } else if (op == CM_RADOS_APPEND) {
+        bench->op_block = meta->append_block;
+    }
     pthread_mutex_init(&bench->block_lock, NULL);
     if (op != CM_RADOS_REMOVE) {
         if (meta->block_size == 0 || meta->object_size < meta->block_size) {
@@ -479,7 +510,8 @@ int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
         if (op != CM_RADOS_WRITE)
             keep_large_buffers(meta->block_size);
         struct cm_access_spec uniform = {.kind = CM_ACCESS_UNIFORM};
-        if (op == CM_RADOS_RAND && cm_access_init(&bench->access, &uniform, meta->blocks, 0) < 0)
+        if ((op == CM_RADOS_RAND || op == CM_RADOS_OVERWRITE) &&
+            cm_access_init(&bench->access, &uniform, meta->blocks, 0) < 0)
             return -ENOMEM;
         bench->alloc_hints = true;
         bench->payload = cm_payload_new(meta->run_id, (size_t)meta->block_size);
@@ -539,6 +571,61 @@ void cm_rados_target_fini(struct cm_rados_target *bench)
     pthread_mutex_destroy(&bench->block_lock);
 }
 
+int cm_rados_meta_version(const struct cm_rados_run_meta *meta)
+{
+    bool kv = meta->write_to && meta->write_to != CM_RADOS_TO_OBJECT;
+    if (meta->sized || kv || meta->overwrite_block || meta->append_block)
+        return CM_RADOS_META_VERSION;
+    return 2;
+}
+
+/* The fields of omap and xattr runs and of later passes, only when they are set, so that
+ * plain runs keep the format earlier versions read. */
+static int format_passes(const struct cm_rados_run_meta *meta, char *text, size_t size)
+{
+    int n = 0;
+    if (meta->write_to && meta->write_to != CM_RADOS_TO_OBJECT)
+        n = snprintf(text, size, "write_to %u\nkeys_per_op %" PRIu64 "\nkey_size %" PRIu64 "\n",
+                     meta->write_to, meta->keys_per_op, meta->key_size);
+    if (n >= 0 && (size_t)n < size && meta->overwrite_block)
+        n += snprintf(text + n, size - (size_t)n,
+                      "overwrite_block %" PRIu64 "\noverwrite_passes %" PRIu64
+                      "\noverwrites %" PRIu64 "\n",
+                      meta->overwrite_block, meta->overwrite_passes, meta->overwrites);
+    if (n >= 0 && (size_t)n < size && meta->append_block)
+        n += snprintf(text + n, size - (size_t)n, "append_block %" PRIu64 "\nappends %" PRIu64 "\n",
+                      meta->append_block, meta->appends);
+    return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+/* Reads one of format_passes's fields; false when `key` is none of them. */
+static bool parse_pass_field(struct cm_rados_run_meta *meta, const char *key, const char *value)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+    } fields[] = {
+        {"keys_per_op", offsetof(struct cm_rados_run_meta, keys_per_op)},
+        {"key_size", offsetof(struct cm_rados_run_meta, key_size)},
+        {"overwrite_block", offsetof(struct cm_rados_run_meta, overwrite_block)},
+        {"overwrite_passes", offsetof(struct cm_rados_run_meta, overwrite_passes)},
+        {"overwrites", offsetof(struct cm_rados_run_meta, overwrites)},
+        {"append_block", offsetof(struct cm_rados_run_meta, append_block)},
+        {"appends", offsetof(struct cm_rados_run_meta, appends)},
+    };
+    if (strcmp(key, "write_to") == 0) {
+        meta->write_to = (unsigned)strtoul(value, NULL, 10);
+        return true;
+    }
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (strcmp(key, fields[i].key) == 0) {
+            uint64_t *field = (uint64_t *)((char *)meta + fields[i].offset);
+            *field = strtoull(value, NULL, 10);
+            return true;
+        }
+    return false;
+}
+
 int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, char *text,
                          size_t size)
 {
@@ -546,12 +633,11 @@ int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, ch
                      "cephmark-run-metadata %d\nstate %s\n"
                      "prefix %s\nobject_size %" PRIu64 "\nblock_size %" PRIu64 "\nblocks %" PRIu64
                      "\nobjects %" PRIu64 "\n",
-                     meta->sized ? 3 : 2, complete ? "complete" : "running", meta->prefix,
+                     cm_rados_meta_version(meta), complete ? "complete" : "running", meta->prefix,
                      meta->object_size, meta->block_size, meta->blocks, meta->objects);
     if (n < 0 || (size_t)n >= size)
         return -ENAMETOOLONG;
     if (meta->sized) {
-        /* format 3: earlier versions refuse it rather than read its objects as fixed-size */
         int m = snprintf(text + n, size - (size_t)n, "object_sizes ");
         int k = m < 0 ? -1 : cm_size_format(&meta->sizes, text + n + m, size - (size_t)(n + m));
         if (k < 0 || (size_t)n + (size_t)m + (size_t)k + 1 >= size)
@@ -560,6 +646,10 @@ int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, ch
         text[n++] = '\n';
         text[n] = 0;
     }
+    int extra = format_passes(meta, text + n, size - (size_t)n);
+    if (extra < 0)
+        return -ENAMETOOLONG;
+    n += extra;
     struct cm_owner owner = meta->owner;
     owner.run_id = meta->run_id;
     int m = cm_owner_format(&owner, text + n, size - (size_t)n);
@@ -576,6 +666,12 @@ static int meta_store(rados_ioctx_t io, const char *run_name, const struct cm_ra
     if (n < 0)
         return n;
     return cm_rados_create(io, run_name, text, (size_t)n, exclusive, false, timeout);
+}
+
+int cm_rados_meta_store(rados_ioctx_t io, const char *run_name,
+                        const struct cm_rados_run_meta *meta, bool complete, double timeout)
+{
+    return meta_store(io, run_name, meta, complete, false, timeout);
 }
 
 int cm_rados_meta_claim(rados_ioctx_t io, const char *run_name,
@@ -618,13 +714,13 @@ bool cm_rados_meta_parse(char *text, struct cm_rados_run_meta *meta)
             meta->run_id = strtoull(value, NULL, 10);
         else if (strcmp(key, "object_sizes") == 0)
             meta->sized = cm_size_parse(value, &meta->sizes);
-        else
+        else if (!parse_pass_field(meta, key, value))
             cm_owner_parse_field(&meta->owner, key, value);
     }
     meta->owner.run_id = meta->run_id;
     meta->version = version;
     meta->complete = !running;
-    return (version == 1 || version == 2 || (version == 3 && meta->sized)) && fields == 6 &&
+    return version >= 1 && version <= CM_RADOS_META_VERSION && fields == 6 &&
            meta->block_size != 0 && meta->object_size >= meta->block_size && meta->prefix[0];
 }
 
@@ -647,6 +743,13 @@ int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_r
     }
     bool ok = cm_rados_meta_parse(text, meta);
     free(text);
+    if (!ok && meta->version > CM_RADOS_META_VERSION) {
+        snprintf(error, error_size,
+                 "run metadata '%s' is format %d, written by a newer cephmark: this one reads "
+                 "formats 1 to %d (use the version that wrote the run)",
+                 run_name, meta->version, CM_RADOS_META_VERSION);
+        return -EINVAL;
+    }
     if (!ok) {
         snprintf(error, error_size,
                  "object '%s' is not cephmark run metadata (written by another tool?)", run_name);

@@ -15,7 +15,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum cm_rados_target_op { CM_RADOS_WRITE, CM_RADOS_SEQ, CM_RADOS_RAND, CM_RADOS_REMOVE };
+/* The order of pool:bench's op names (rados.c, rados_ops). */
+enum cm_rados_target_op {
+    CM_RADOS_WRITE,
+    CM_RADOS_SEQ,
+    CM_RADOS_RAND,
+    CM_RADOS_REMOVE,
+    CM_RADOS_OVERWRITE, /* partial writes inside a run's blocks (rados_overwrite.c) */
+    CM_RADOS_APPEND,    /* writes at the end of a run's objects (rados_overwrite.c) */
+    CM_RADOS_VERIFY,    /* reads every object of a run whole and verifies it */
+};
+
+/* Where a write run's blocks go (rados bench --write-object, --write-omap, --write-xattr):
+ * bits; 0 reads as object data only. */
+#define CM_RADOS_TO_OBJECT 1u
+#define CM_RADOS_TO_OMAP   2u
+#define CM_RADOS_TO_XATTR  4u
 
 /* What a write run leaves behind, stored as the run's metadata object. */
 struct cm_rados_run_meta {
@@ -26,20 +41,29 @@ struct cm_rados_run_meta {
     uint64_t objects; /* objects touched: ceil(blocks / blocks per object) */
     uint64_t run_id;  /* in every payload header, and the payload seed */
     /* format 2 (written at the start of a write, completed at its end); format 1 runs,
-     * written by earlier versions at the end only, read as complete */
+     * written by earlier versions at the end only, read as complete; format 3 for runs that
+     * format 2's readers would misread (cm_rados_meta_version) */
     int version;
     bool complete;
     struct cm_owner owner; /* the writing process */
-    /* format 3: each object's size drawn from `sizes` by (run_id, object index), written
-     * whole (one block per object); object_size and block_size hold the largest */
+    /* each object's size drawn from `sizes` by (run_id, object index), written whole (one
+     * block per object); object_size and block_size hold the largest */
     bool sized;
     struct cm_size_dist sizes;
+    /* omap and xattr runs (rados_kv.c): destinations, keys per op, key name length */
+    unsigned write_to;
+    uint64_t keys_per_op, key_size;
+    /* later passes over the run (rados_overwrite.c): the overwrite unit and the number of
+     * overwrite passes and ops; the append unit and the appends made, in order */
+    uint64_t overwrite_block, overwrite_passes, overwrites;
+    uint64_t append_block, appends;
 };
 
 #define CM_RADOS_VERIFY_ERRORS_KEPT 8
 
-struct bench_slot;
 struct request_slot;
+
+struct bench_slot;
 
 struct cm_rados_target {
     rados_ioctx_t io;
@@ -74,6 +98,8 @@ struct cm_rados_target {
     /* the first verify failures, for the report */
     char verify_errors[CM_RADOS_VERIFY_ERRORS_KEPT][384];
     unsigned n_verify_errors;
+    /* overwrite and append: bytes per op, this pass's number, the rng of its offsets */
+    uint64_t op_block, pass;
     /* requests chosen by the caller (submit_request): per caller slot, made on first use */
     void **request_slots; /* struct request_slot *, by op slot (cm_request_slot_entry) */
     size_t n_request_slots;
@@ -111,8 +137,25 @@ int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, ch
 /* Reads a run's metadata: 0, or -ENOENT / -EINVAL / a librados error with a sentence. */
 int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_run_meta *meta,
                        char *error, size_t error_size, double timeout);
-/* Parses metadata text (format 1 or 2); false if it is not cephmark run metadata. */
+/* The newest run metadata format this version reads and writes. Format 3 adds the fields
+ * of sized runs (object_sizes), omap/xattr runs (write_to, keys_per_op, key_size) and later
+ * passes (overwrite_block, overwrite_passes, overwrites, append_block, appends); a run
+ * without any of them is still written as format 2, which earlier versions read. */
+#define CM_RADOS_META_VERSION 3
+
+/* The format `meta` is written in: 3 when it has any of format 3's fields, else 2. */
+int cm_rados_meta_version(const struct cm_rados_run_meta *meta);
+
+/* Parses metadata text (formats 1 to CM_RADOS_META_VERSION; format 2 text carrying
+ * format 3's pass and omap/xattr fields, as the first versions with overwrites wrote it,
+ * reads too); false if it is not cephmark run metadata or is of a newer format
+ * (meta->version then says which). */
 bool cm_rados_meta_parse(char *text, struct cm_rados_run_meta *meta);
+
+/* The metadata object rewritten in place (an overwrite or append pass: running at its
+ * start, complete at its end), bounded like claim. */
+int cm_rados_meta_store(rados_ioctx_t io, const char *run_name,
+                        const struct cm_rados_run_meta *meta, bool complete, double timeout);
 
 /* A fresh 64-bit run id from the kernel's random source. */
 uint64_t cm_rados_new_run_id(void);

@@ -136,6 +136,8 @@ local summary_columns = { "elapsed", "started", "ops", "bytes", "errors", "verif
   "iops_max", "iops_min" }
 local latency_columns = { "avg", "stddev", "min", "max", "p50", "p90", "p95", "p99", "p99_9", "p99_99" }
 local setting_columns = { "threads", "block_size", "object_size", "rate", "interrupted" }
+-- the achieved depth and the steady-state window (docs/steady-state.md), as steady_<name>
+local steady_columns = { "seconds", "first_second", "last_second", "iops", "bandwidth_mib", "in_flight_mean" }
 -- the OSDs' side of the phase (cluster.osd, cephmark.telemetry), as osd_<name> columns
 local osd_columns = { "osds", "missing", "op", "op_r", "op_r_latency", "op_w", "op_w_latency",
   "op_w_process_latency", "subop_w_latency", "commit_latency", "op_in_bytes", "op_out_bytes", "outlier" }
@@ -146,7 +148,7 @@ local space_columns = { "status", "stored", "raw_used", "objects", "raw_per_stor
   "percent_used", "max_avail", "settled", "waited" }
 M.series_columns = { "phase_index", "phase", "label", "sec", "cur_ops", "started", "finished", "ops",
   "bytes", "errors", "avg_mib", "cur_mib", "iops", "last_lat", "avg_lat", "p99", "max_lat", "warmup",
-  "partial" }
+  "partial", "in_flight_mean", "steady" }
 
 -- phases_csv(phases) -> text: one row per phase, its variant's dimensions as
 -- variant.<name> columns (the union over all phases, in order of appearance), and a last
@@ -167,6 +169,10 @@ function M.phases_csv(phases)
   for _, c in ipairs(summary_columns) do columns[#columns + 1] = c end
   for _, c in ipairs(latency_columns) do columns[#columns + 1] = "lat_" .. c end
   for _, c in ipairs(setting_columns) do columns[#columns + 1] = c end
+  columns[#columns + 1] = "in_flight_mean"
+  for _, c in ipairs(steady_columns) do columns[#columns + 1] = "steady_" .. c end
+  columns[#columns + 1] = "steady_lat_p50"
+  columns[#columns + 1] = "steady_lat_p99"
   for _, c in ipairs(cpu_columns) do columns[#columns + 1] = "cpu_" .. c end
   if repetitions then columns[#columns + 1] = "repetition" end
   -- a part of phase.cluster has its columns when any phase recorded it
@@ -193,6 +199,10 @@ function M.phases_csv(phases)
     for _, c in ipairs(summary_columns) do row[c] = result[c] end
     for _, c in ipairs(latency_columns) do row["lat_" .. c] = (result.lat or {})[c] end
     for _, c in ipairs(setting_columns) do row[c] = result[c] end
+    row.in_flight_mean = result.in_flight_mean
+    local steady = type(result.steady) == "table" and result.steady or {}
+    for _, c in ipairs(steady_columns) do row["steady_" .. c] = steady[c] end
+    row.steady_lat_p50, row.steady_lat_p99 = (steady.lat or {}).p50, (steady.lat or {}).p99
     local cpu = type(phase.cluster) == "table" and type(phase.cluster.cpu) == "table" and phase.cluster.cpu or {}
     for _, c in ipairs(cpu_columns) do row["cpu_" .. c] = cpu[c] end
     if row.elapsed == nil then row.elapsed = phase.elapsed end

@@ -134,8 +134,8 @@ end
 
 local pool_fields = { name = true, label = true, type = true, size = true, min_size = true,
   pg_num = true, k = true, m = true, crush_failure_domain = true, application = true,
-  keep = true, reuse = true }
-local pool_field_list = "application, crush_failure_domain, k, keep, label, m, min_size, name, pg_num, reuse, size, type"
+  keep = true, reuse = true, ec_overwrites = true }
+local pool_field_list = "application, crush_failure_domain, ec_overwrites, k, keep, label, m, min_size, name, pg_num, reuse, size, type"
 
 local function check_pool(label, spec, scenario_name, site)
   local function bad(message) fail_at(site, string.format("pool '%s': %s", label, message)) end
@@ -155,6 +155,9 @@ local function check_pool(label, spec, scenario_name, site)
     if value ~= nil and (math.type(value) ~= "integer" or value < 1) then
       bad(string.format("%s must be a positive integer, got %s", field, params.show(value)))
     end
+  end
+  if spec.ec_overwrites ~= nil and (kind ~= "erasure" or type(spec.ec_overwrites) ~= "boolean") then
+    bad("ec_overwrites is true or false, for erasure-coded pools (allow_ec_overwrites)")
   end
   if kind == "erasure" then
     if spec.k == nil or spec.m == nil then
@@ -950,6 +953,19 @@ function Run:summary_line(record, result)
     format_latency(lat.p50), format_latency(lat.p99), format_latency(lat.max), result.errors or 0, extra)
 end
 
+-- The phase's steady-state window in one line under its summary (docs/steady-state.md), e.g.
+-- `    steady s2-s9: 15872 IOPS, 62.0 MiB/s, p50 1 ms p99 1.07 ms, in flight 15.9 of 16`;
+-- nil for a cleanup, a phase that is not a bench's, or one without such a window.
+local function steady_line(record, result)
+  if record.op == "cleanup" or not is_bench_result(result) then return nil end
+  local steady = result.steady
+  if type(steady) ~= "table" or (steady.seconds or 0) == 0 then return nil end
+  local lat = steady.lat or {}
+  return string.format("    steady s%d-s%d: %.0f IOPS, %.1f MiB/s, p50 %s p99 %s, in flight %.1f of %d",
+    steady.first_second, steady.last_second, steady.iops, steady.bandwidth_mib, format_latency(lat.p50),
+    format_latency(lat.p99), steady.in_flight_mean or 0, result.threads or 0)
+end
+
 -- The phase's cluster side in one line under its summary: the OSDs' latencies, CPU per op
 -- and the cluster's state, each part for what was read, e.g.
 -- `    osd: op_w 5.48 ms (process 4.91 ms, subop_w 0.86 ms) over 404 ops on 3 OSDs · cpu/op:
@@ -1067,7 +1083,9 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
   self.records[#self.records + 1] = record
   printer.summary(result)
   if report ~= "rados-bench" then -- (rados bench's layout as it is)
-    local line = cluster_line(record, on_cluster and cpu_figures, cluster_state)
+    local line = steady_line(record, result)
+    if line then say(line) end
+    line = cluster_line(record, on_cluster and cpu_figures, cluster_state)
     if line then say(line) end
   end
   if hosts then
@@ -1097,6 +1115,9 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
     end
     if type(result.metadata_error) == "string" then
       self:warn(string.format("%s: %s", what, result.metadata_error))
+    end
+    if type(result.early_end) == "string" then
+      self:warn(string.format("%s: %s", what, result.early_end))
     end
   end
   if hooks.after_phase then hooks.after_phase(self, record) end
@@ -1214,8 +1235,9 @@ local object_ops = { put = { op = "put" }, get = { op = "get" }, head = { op = "
 -- publishes its bench's list (`bench_options`), the one the bench itself checks against.
 local target_kinds = {
   pool = { arg = "pool", noun = "a pool phase", keys = { "op" }, say = 'op = "write"',
-    names = { write = { op = "write" }, seq = { op = "seq" }, rand = { op = "rand" }, cleanup = { op = "cleanup" } },
-    choices = "write, seq, rand or cleanup" },
+    names = { write = { op = "write" }, seq = { op = "seq" }, rand = { op = "rand" }, cleanup = { op = "cleanup" },
+      overwrite = { op = "overwrite" }, append = { op = "append" }, verify = { op = "verify" } },
+    choices = "write, seq, rand, cleanup, overwrite, append or verify" },
   image = { arg = "image", noun = "an image phase", keys = { "io_type", "pattern" }, names = io_words(true),
     choices = "read, write, randread, randwrite, readwrite or randrw (fio's rw=)",
     say = 'io_type = "write" (and pattern = "rand")', describe = tostring },

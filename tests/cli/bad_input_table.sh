@@ -27,6 +27,7 @@ LUA
 printf 'local x = = 1\n' >"$W/syntax.lua"
 printf 'local function inner()\n  error("boom")\nend\ninner()\n' >"$W/error.lua"
 printf 'assert(require("cephmark.rados").connect())\n' >"$W/connect.lua"
+printf 'require("cephmark.s3").connect{endpoint="http://127.0.0.1:1", access_key="a", secret_key="b", transport="tcp"}\n' >"$W/s3t.lua"
 printf 'threads: [1, 2\n' >"$W/y1.yaml"
 printf 'threads: many\n' >"$W/y2.yaml"
 printf -- '- 1\n- 2\n' >"$W/y3.yaml"
@@ -105,6 +106,11 @@ printf '%s{name="ph", run=function(s) %s{seconds="4X"}) end}\n' "$scenario" "$nu
 printf '%s{name="ph", run=function(s) s:phase("raed", require("cephmark.disk"), {path="%s/none", ops=1}) end}\n' "$scenario" "$W" >"$W/ph4.lua"
 printf '%s{name="ph", run=function(s) s:phase("sned", require("cephmark.socket"), {host="127.0.0.1", seconds=1}) end}\n' "$scenario" >"$W/ph5.lua"
 printf '%s{name="ph", run=function(s) s:workers{n=1, ops=1, fn=print, thread=2} end}\n' "$scenario" >"$W/ph6.lua"
+# arrivals and think each belong to one kind of loop
+printf '%s{name="ph", run=function(s) %s{seconds=1, arrivals="poisson"}) end}\n' "$scenario" "$null_phase" >"$W/ph7.lua"
+printf '%s{name="ph", run=function(s) %s{seconds=1, rate=100, think="10ms"}) end}\n' "$scenario" "$null_phase" >"$W/ph8.lua"
+printf '%s{name="ph", run=function(s) %s{seconds=1, rate=100, arrivals="bursty"}) end}\n' "$scenario" "$null_phase" >"$W/ph9.lua"
+printf '%s{name="ph", run=function(s) %s{seconds=1, think=-1}) end}\n' "$scenario" "$null_phase" >"$W/ph10.lua"
 # the shipped scenarios declare bounds on their params: a bad -p is refused before any pool
 mkdir "$W/scenarios"
 cp "$CEPHMARK_SOURCE_DIR"/scenarios/*.lua "$W/scenarios/"

@@ -18,7 +18,7 @@ rm -f "$err_file.diff"
 run_cli 0 options rados
 expect_stdout '^rados \(pool:bench\)$'
 expect_stdout '^  block_size +size +4M '
-expect_stdout '^  op +choice +write .*\[write, seq, rand, cleanup\]'
+expect_stdout '^  op +choice +write .*\[write, seq, rand, cleanup, overwrite, append, verify\]'
 run_cli 0 options s3
 expect_stdout '^swift, s3 \(conn:bench\)$'
 run_cli 0 options engine

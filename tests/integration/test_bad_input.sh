@@ -52,7 +52,7 @@ expect_stderr_line "cephmark: rados-bench: unknown option '--frobnicate' (see \`
 # the Lua API's misuse messages
 printf 'local p = require("cephmark.connection").connect():pool("cephmark-bad-input")\np:bench{op="scribble"}\n' >"$work/op.lua"
 run_cli 2 run "$work/op.lua"
-expect_stderr "bench: unknown op 'scribble' \\(expected write, seq or rand or cleanup\\)|bench: unknown op 'scribble' \\(expected write, seq, rand or cleanup\\)"
+expect_stderr "bench: unknown op 'scribble' \\(expected write, seq, rand, cleanup, overwrite, append or verify\\)"
 printf 'local p = require("cephmark.connection").connect():pool("cephmark-bad-input")\np:bench{op="write", rate=0}\n' >"$work/rate.lua"
 run_cli 2 run "$work/rate.lua"
 expect_stderr "bench: rate must be a positive number of ops/s, got 0"

@@ -34,6 +34,16 @@ printf "$bench_in_pool" "$pool" write 'access="zipf:1.1"' >"$W/ac3.lua"
 printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("cephmark-no-such-pool"))\n' >"$W/nopool.lua"
 printf 'require("cephmark.connection").connect()\n' >"$W/connect.lua"
 printf 'local rgw = require "cephmark.rgw"\nlocal conn = rgw.swift_connect {}\nassert(conn:list("cephmark-no-such-container"))\n' >"$W/container.lua"
+bench_script() { # NAME OPTIONS: a script that runs one pool:bench in the empty pool
+  printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("%s"))\np:bench{%s}\n' "$pool" "$2" >"$W/$1.lua"
+}
+bench_script kpo 'op="write", ops=1, write_to="omap", keys_per_op=0'
+bench_script wto 'op="write", ops=1, write_to="omap,disk"'
+bench_script kbig 'op="write", ops=1, write_to="omap", keys_per_op=1024, block_size="1M"'
+bench_script ksize 'op="write", ops=1, write_to="omap", key_size="8K"'
+bench_script ow 'op="overwrite", ops=1, run_name="nothing"'
+bench_script seed 'op="overwrite", ops=1, seed=-1'
+printf '%s{name="bi-ecow", pools={a={type="replicated", ec_overwrites=true}}, run=function(s) end}\n' "$scenario" >"$W/ecow.lua"
 sed "s#^keyring = .*#keyring = $W/no-keyring#" "$CEPH_CONF" >"$W/nokeyring.conf"
 
 # POOL stands for the existing empty pool (a word the table runner leaves alone)

@@ -45,6 +45,10 @@ checks=$((checks + 1))
 [ "$labels" = "$want" ] || { failures=$((failures + 1)); echo "FAIL: read summary labels: $labels"; }
 expect_stdout "^Total reads made:     $writes$"
 expect_stdout '^Verify failures:      0$'
+# a seq asked for far longer than the write run fed it ends early, and says so (ceph#30794)
+run_cli 0 rados-bench -p "$pool" 60 seq -t 8
+expect_stdout "^Total reads made:     $writes$"
+expect_stderr '^cephmark: rados-bench: warning: ended after [0-9]+\.[0-9][0-9] s of the 60 s asked: the target ran out of work'
 
 run_cli 0 rados-bench -p "$pool" 2 rand -t 8 --format json
 cat >"$work/json.lua" <<'LUA'

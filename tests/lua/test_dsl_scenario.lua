@@ -53,7 +53,7 @@ t.eq(km, string.format("%s:%d: pool 'r': k and m are for erasure-coded pools (ty
 l = line(); local kind = message_of(function() local s = cm.scenario { name = "x", run = print, pools = { r = { type = "ec" } } }; return s end)
 t.eq(kind, string.format("%s:%d: pool 'r': type must be \"replicated\" or \"erasure\", got 'ec'", here, l), "a bad pool type")
 l = line(); local field = message_of(function() local s = cm.scenario { name = "x", run = print, pools = { r = { sise = 3 } } }; return s end)
-t.eq(field, string.format("%s:%d: pool 'r': unknown field 'sise' (fields: application, crush_failure_domain, k, keep, label, m, min_size, name, pg_num, reuse, size, type)", here, l),
+t.eq(field, string.format("%s:%d: pool 'r': unknown field 'sise' (fields: application, crush_failure_domain, ec_overwrites, k, keep, label, m, min_size, name, pg_num, reuse, size, type)", here, l),
   "a misspelt pool field")
 l = line(); local hook = message_of(function() local s = cm.scenario { name = "x", run = print, hooks = { before_phases = print } }; return s end)
 t.eq(hook, string.format("%s:%d: unknown hook 'before_phases' (hooks: after_phase, after_run, before_phase, before_run, on_second)", here, l),

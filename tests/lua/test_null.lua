@@ -58,7 +58,7 @@ t.raises(function() null.bench { threads = 100000 } end, "threads must be betwee
 t.raises(function() null.bench { rate = 0 } end, "rate must be a positive number of ops/s, got 0", "rate 0")
 t.raises(function() null.bench { seconds = "ten" } end, "duration 'ten' is not a number", "bad duration")
 t.raises(function() null.bench { thread = 32, seconds = 0.1 } end,
-  "null.bench: unknown option 'thread' (expected one of access, block_size, delay, delay_max, objects, seed, bytes, drain_timeout, ignore_interrupt, on_second, ops, rate, seconds, threads, warmup)",
+  "null.bench: unknown option 'thread' (expected one of access, block_size, delay, delay_max, objects, seed, work, arrivals, arrivals_seed, bytes, drain_timeout, ignore_interrupt, on_second, ops, rate, seconds, think, threads, warmup)",
   "a misspelt option is refused, not ignored")
 t.raises(function() null.bench { [1] = 4, seconds = 0.1 } end, "null.bench: option names must be strings, got a number key",
   "an array item in the options")
@@ -86,4 +86,43 @@ t.eq(plain.picked_sum, nil, "and reports no picks")
 t.raises(function() null.bench { ops = 1, access = "zipf:0" } end,
   "null.bench: access 'zipf:0': zipf θ must be above 0 and at most 10", "zipf θ out of range")
 t.raises(function() null.bench { ops = 1, objects = 0 } end, "objects must be between 1 and", "no objects")
+-- arrivals, think time, ops in flight, the steady-state window, early ends (counts only)
+local poisson = null.bench { threads = 16, rate = 500, seconds = 1, delay = 0.001, arrivals = "poisson", arrivals_seed = 3 }
+t.eq(poisson.arrivals, "poisson", "the result names the arrivals")
+t.eq(poisson.arrivals_seed, 3, "and their seed")
+t.eq(poisson.rate, 500, "and the rate")
+t.ok(poisson.lat.p50 >= poisson.lat_uncorrected.p50, "Poisson arrivals keep the correction")
+t.eq(null.bench { threads = 4, rate = 100, seconds = 0.2 }.arrivals, "uniform", "uniform by default")
+local thinking = null.bench { threads = 2, seconds = 1, delay = 0.001, think = "100ms" }
+t.eq(thinking.think, 0.1, "the result carries the think time")
+t.ok(thinking.started <= 2 * (math.floor(thinking.stopped_after / 0.101) + 1), "a slot rests 100 ms between ops")
+t.ok(thinking.lat.p50 < 0.05, "think time is not latency")
+local window = null.bench { threads = 8, seconds = 3, delay = 0.001 }
+t.eq(window.stop_reason, "time", "stopped by its time bound")
+t.eq(window.steady.first_second, 2, "ramp-up is the first second")
+t.eq(window.steady.last_second, 3, "the drain is left out")
+local steady_ops = 0
+for _, second in ipairs(window.series) do
+  t.ok(second.in_flight_mean <= 8, "never more in flight than asked, second " .. second.sec)
+  if second.steady then steady_ops = steady_ops + second.ops end
+end
+t.eq(window.steady.ops, steady_ops, "the window's ops are its seconds' ops")
+t.eq(window.steady.lat.count, steady_ops, "its latencies are theirs")
+t.ok(window.in_flight_mean <= 8, "the phase's mean in flight is at most the depth")
+t.eq(window.threads, 8, "next to the requested depth")
+t.eq(window.early_end, nil, "a phase that ran its time has no early end")
+local short = null.bench { threads = 4, seconds = 10, delay = 0.001, work = 100 }
+t.eq(short.stop_reason, "done", "the target ran out of work")
+t.eq(short.ops, 100, "after its 100 ops")
+t.match(short.early_end, "^ended after %d+%.%d%d s of the 10 s asked: the target ran out of work",
+  "a phase that ends before half its time says so")
+t.eq(null.bench { threads = 4, ops = 50, work = 10 }.early_end, nil, "no early end without a time bound")
+t.raises(function() null.bench { seconds = 1, arrivals = "poisson" } end,
+  "null.bench: arrivals shapes an open loop: give rate (ops/s) too, or leave arrivals out", "arrivals without rate")
+t.raises(function() null.bench { seconds = 1, rate = 10, arrivals_seed = 2 } end,
+  "arrivals_seed seeds Poisson arrivals", "a seed without Poisson arrivals")
+t.raises(function() null.bench { seconds = 1, rate = 10, think = 0.01 } end,
+  "think is for a closed loop", "think with rate")
+t.raises(function() null.bench { seconds = 1, rate = 10, arrivals = "bursty" } end,
+  "unknown arrivals 'bursty' %(expected uniform or poisson%)", "an unknown arrivals")
 return t.done()

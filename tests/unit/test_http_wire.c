@@ -3,7 +3,8 @@
  * of it may send that radosgw itself rarely does: chunked bodies cut at every byte
  * boundary, 100 Continue before the answer, Connection: close, HTTP/1.0 bodies ended by the
  * close, keep-alive connections dropped while idle, error statuses, silence (the timeout),
- * garbage and oversized headers, and a refused port (errors without a storm). The server
+ * garbage and oversized headers, and a refused port (errors without a storm); which
+ * endpoints it serves (Swift and S3 over http://, not https://). The server
  * keeps PUT bodies and returns them on GET, so the round trip is verified as in a real run.
  * Requests chosen by the caller (submit_request, as scripted workers make them) go through
  * the same answer shapes, with bodies of unknown size kept whole.
@@ -644,7 +645,9 @@ int main(void)
     struct cm_http_client s3 = client;
     s3.api = CM_HTTP_S3;
     char why[256];
-    CHECK(!cm_http_wire_supported(&s3, why, sizeof why));
+    CHECK(cm_http_wire_supported(&s3, why, sizeof why)); /* signed by sigv4.c */
+    snprintf(s3.storage_url, sizeof s3.storage_url, "https://127.0.0.1:1");
+    CHECK(!cm_http_wire_supported(&s3, why, sizeof why) && strstr(why, "not plain http://"));
     struct cm_http_client tls = client;
     snprintf(tls.storage_url, sizeof tls.storage_url, "https://127.0.0.1:1/swift/v1");
     CHECK(!cm_http_wire_supported(&tls, why, sizeof why) && strstr(why, "not plain http://"));

@@ -518,7 +518,7 @@ static void test_round_trip(void)
     /* unmarked sequences encode as sequences and come back marked */
     push_lua_value(L, "return { list = { 'a', 'b' }, map = { [1] = 'x', [3] = 'y' } }");
     CHECK(cm_yaml_encode(L, -1, err, sizeof err) == 0);
-    CHECK_STR(lua_tostring(L, -1), "list:\n  - a\n  - b\nmap:\n  \"1\": x\n  \"3\": \"y\"\n");
+    CHECK_STR(lua_tostring(L, -1), "list:\n- a\n- b\nmap:\n  \"1\": x\n  \"3\": \"y\"\n");
     lua_settop(L, 0);
 
     /* integer keys become strings, as in JSON, so an equal string key collides */
@@ -542,24 +542,24 @@ static void test_encode_layout(void)
     CHECK_STR(lua_tostring(L, -1), "big: 1.0e+17\n"
                                    "empty: {}\n"
                                    "flags:\n"
-                                   "  - true\n"
-                                   "  - false\n"
+                                   "- true\n"
+                                   "- false\n"
                                    "list:\n"
-                                   "  - a: 1\n"
-                                   "    b: 2\n"
-                                   "  - - 1\n"
-                                   "    - - 2\n"
-                                   "      - 3\n"
-                                   "  - {}\n"
-                                   "  - x\n"
+                                   "- a: 1\n"
+                                   "  b: 2\n"
+                                   "- - 1\n"
+                                   "  - - 2\n"
+                                   "    - 3\n"
+                                   "- {}\n"
+                                   "- x\n"
                                    "name: rbd\n"
                                    "nested:\n"
                                    "  x: 1.5\n"
                                    "  \"y\": \"yes\"\n"
                                    "none: []\n"
                                    "pools:\n"
-                                   "  - a\n"
-                                   "  - b\n"
+                                   "- a\n"
+                                   "- b\n"
                                    "ratio: 1.0e-07\n"
                                    "size: 3\n"
                                    "whole: 2.0\n");
@@ -570,16 +570,16 @@ static void test_encode_layout(void)
                       "sp = ' x', c = 'x: y', h = 'x #y', i = 0.1, ni = -math.huge, nan = 0/0 }");
     CHECK(cm_yaml_encode(L, -1, err, sizeof err) == 0);
     CHECK_STR(lua_tostring(L, -1), "b: !!binary \"/wAB\"\n"
-                                   "c: \"x: y\"\n"
+                                   "c: 'x: y'\n"
                                    "e: \"\"\n"
                                    "f: \"1.5\"\n"
-                                   "h: \"x #y\"\n"
+                                   "h: 'x #y'\n"
                                    "i: 0.1\n"
                                    "\"n\": \"12\"\n" /* "n" is a YAML 1.1 boolean */
                                    "nan: .nan\n"
                                    "ni: -.inf\n"
                                    "s: \"a\\tb\\n\\\"c\\\\\"\n"
-                                   "sp: \" x\"\n"
+                                   "sp: ' x'\n"
                                    "t: \"true\"\n"
                                    "u: \"\xc3\xa9\\N\\x01\"\n");
     lua_settop(L, 0);
@@ -1189,7 +1189,7 @@ static const char *const module_lua =
     "local v = assert(yaml.decode('a: 1\\nb: [x, ~]\\n'))\n"
     "assert(v.a == 1 and math.type(v.a) == 'integer')\n"
     "assert(v.b[1] == 'x' and v.b[2] == yaml.null and getmetatable(v.b) ~= nil)\n"
-    "assert(yaml.encode(v) == 'a: 1\\nb:\\n  - x\\n  - null\\n')\n"
+    "assert(yaml.encode(v) == 'a: 1\\nb:\\n- x\\n- null\\n')\n"
     "assert(json.encode(v) == '{\"a\":1,\"b\":[\"x\",null]}')\n"
     "assert(select('#', yaml.decode('')) == 1 and yaml.decode('') == nil)\n"
     "local bad, err = yaml.decode('a: [', 'x.yaml')\n"

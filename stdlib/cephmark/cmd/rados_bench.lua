@@ -31,6 +31,12 @@ options:
   --no-verify               do not verify what seq/rand read
   --no-hints                write without rados bench's allocation hint (set_alloc_hint2:
                             object size, write size, sequential, append only, immutable)
+  --write-object            write: each op's block goes to the object's data (the default)
+  --write-omap              write: each op's block goes to the omap key
+                            bench-omap-key-<offset> of its object (with --write-object: both)
+  --write-xattr             write: each op's block goes to the xattr bench-xattr-key-<offset>
+                            (combinable, as in rados bench); seq and rand read back and verify
+                            what the write run wrote, wherever it went
   --format json             print one JSON document (rados bench's field names)
   -o, --output DIR          also write results.json and results.yaml into DIR
   -c, --conf CONF           ceph.conf (default: $CEPH_CONF, /etc/ceph/ceph.conf, else the
@@ -53,6 +59,9 @@ local spec = args.spec({
   ["--warmup"] = { key = "warmup", value = true },
   ["--no-verify"] = { key = "no_verify" },
   ["--no-hints"] = { key = "no_hints" },
+  ["--write-object"] = { key = "write_object" },
+  ["--write-omap"] = { key = "write_omap" },
+  ["--write-xattr"] = { key = "write_xattr" },
   ["--format"] = { key = "format", value = true }, ["-f"] = { key = "format", value = true },
   ["-o"] = { key = "output", value = true }, ["--output"] = { key = "output", value = true },
 }, args.CONNECTION)
@@ -81,6 +90,17 @@ function M.main(argv)
   local warmup = opts.warmup and args.duration(command, "--warmup", opts.warmup)
   local max_objects = opts.max_objects and args.integer(command, "--max-objects", opts.max_objects, 0, math.maxinteger)
   local json_output = opts.format == "json"
+  local write_to
+  if opts.write_object or opts.write_omap or opts.write_xattr then
+    if mode ~= "write" then
+      fail("--write-object, --write-omap and --write-xattr are for write (seq and rand read what the write run wrote)")
+    end
+    local to = {}
+    if opts.write_object then to[#to + 1] = "object" end
+    if opts.write_omap then to[#to + 1] = "omap" end
+    if opts.write_xattr then to[#to + 1] = "xattr" end
+    write_to = table.concat(to, ",")
+  end
 
   connection.configure(args.connection(command, opts))
   if opts.output then require("cephmark.results").check_dir(opts.output, "-o", command) end
@@ -103,7 +123,7 @@ function M.main(argv)
   local bench = {
     op = mode, seconds = seconds, threads = threads, rate = rate,
     block_size = block_size, object_size = object_size,
-    run_name = opts.run_name, verify = not opts.no_verify, hints = not opts.no_hints,
+    run_name = opts.run_name, verify = not opts.no_verify, hints = not opts.no_hints, write_to = write_to,
     warmup = warmup,
     -- a write that is cleaned up at its end keeps its marker until then, so that
     -- `cephmark cleanup --leftovers` finds it after a SIGKILL; a kept run is the operator's
@@ -128,6 +148,8 @@ function M.main(argv)
   end
   printer:summary(result)
   if result.metadata_error then io.stderr:write("cephmark: rados-bench: " .. result.metadata_error .. "\n") end
+  -- a seq over a short write run (ceph#30794): said, not hidden in a plausible bandwidth
+  if result.early_end then io.stderr:write("cephmark: rados-bench: warning: " .. result.early_end .. "\n") end
 
   if mode == "write" and not opts.no_cleanup then
     local started = sys.monotonic()

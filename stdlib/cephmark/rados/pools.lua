@@ -116,6 +116,17 @@ local function set_size_one(cluster, name)
   return ok, err, code
 end
 
+-- Partial overwrites on an erasure-coded pool need allow_ec_overwrites. Pacific's mon
+-- allows it only when every OSD of the pool is bluestore, unless the (developer) option
+-- mon_debug_no_require_bluestore_for_ec_overwrites is set: the refusal says both.
+local function enable_ec_overwrites(cluster, name)
+  local ok, err, code = pool_set(cluster, name, "allow_ec_overwrites", "true")
+  if ok then return ok end
+  return nil, string.format("pool '%s': the cluster refused allow_ec_overwrites (%s); it needs bluestore "
+    .. "OSDs (`cephmark cluster up --bluestore` for a local cluster), or on a test cluster "
+    .. "`ceph config set mon mon_debug_no_require_bluestore_for_ec_overwrites true`", name, tostring(err)), code
+end
+
 return function(methods)
   -- cluster:osd_count() -> number of OSDs up, number in
   function methods:osd_count()
@@ -136,7 +147,7 @@ return function(methods)
   end
 
   -- cluster:pool_create{name=, type="replicated"|"erasure", size=, min_size=, pg_num=,
-  --   k=, m=, crush_failure_domain="osd"|"host"|..., application="cephmark", owner=}
+  --   k=, m=, crush_failure_domain="osd"|"host"|..., ec_overwrites=, application="cephmark", owner=}
   --   -> {name=, type=, profile=, profile_created=, owner=, pg_autoscale_mode = "off"}
   --   | nil, message, code [, holder]
   -- The PG autoscaler is off for the pool from its creation.
@@ -258,6 +269,13 @@ return function(methods)
       handle, perr, pcode, holder = claim_created()
       if not handle then return nil, perr, pcode, holder end
       profile_created = not existing
+      if spec.ec_overwrites then
+        local set, serr, scode = enable_ec_overwrites(self, name)
+        if not set then
+          self:pool_delete(name)
+          return nil, serr, scode
+        end
+      end
     else
       error(string.format("pool_create: type must be 'replicated' or 'erasure', got '%s'",
         tostring(kind)), 2)
