@@ -32,7 +32,9 @@ struct zipf_block {
     uint64_t start, width;
     uint32_t accept_threshold;
     float accept_slope, reject_slope;
-    uint32_t alias_threshold; /* side 0's: a 24-bit coin below it keeps side 0, else side 1 */
+    /* side 0's: a 24-bit coin below it keeps side 0, else side 1 */
+    // cppcheck-suppress unusedStructMember ; read through entry->side[0] in zipf_pick
+    uint32_t alias_threshold;
 };
 
 /* One slot of the alias table, on one cache line: its own block and its alias's, so a
