@@ -6,6 +6,7 @@
  * per-request submit inside them. */
 #include "disk_target.h"
 #include "bench_lua.h"
+#include "distrib_lua.h"
 #include "lstate.h"
 #include "registry.h"
 #include "workers.h"
@@ -24,7 +25,7 @@
 /* What disk.bench reads from its options table (disk_options); open turns it into the
  * target's cm_disk_options. */
 struct disk_lua_options {
-    const char *path;
+    const char *path, *access;
     int io_type, pattern, engine, sync, sync_when;
     uint64_t block_size, size;
     bool direct, allow_block_device, overwrite, remove, huge_pages;
@@ -40,6 +41,8 @@ static const char *const sync_whens[] = {"end", "op", NULL};
 #define DISK_OPTION(field) offsetof(struct disk_lua_options, field)
 
 static const struct cm_option disk_options[] = {
+    {"access", CM_OPTION_STRING, DISK_OPTION(access), "uniform", 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "rand: which blocks: uniform, zipf:θ, pareto:h or hotspot:A/B (seeded by seed)"},
     {"allow_block_device", CM_OPTION_BOOL, DISK_OPTION(allow_block_device), "false", 0, 0, NULL, 0,
      "writes to a block device must be asked for (never to a mounted one)"},
     {"block_size", CM_OPTION_SIZE, DISK_OPTION(block_size), "4096", 0, 0, NULL, 0,
@@ -76,6 +79,7 @@ static const struct cm_option disk_options[] = {
 
 struct disk_state {
     struct cm_disk disk;
+    struct cm_access_spec access;
     bool open;
     int sync_rc;
     double sync_seconds;
@@ -91,6 +95,10 @@ static void disk_bench_prepare(struct cm_bench *b)
     if (o->block_size == 0 || o->block_size > (1ULL << 30))
         luaL_error(L, "disk.bench: block_size must be between 1 byte and 1G, got %I",
                    (lua_Integer)o->block_size);
+    struct disk_state *state = b->state;
+    cm_lua_access_spec(L, o->access, "disk.bench", &state->access);
+    if (cm_bench_given(b, "access") && o->pattern != 1)
+        luaL_error(L, "disk.bench: access applies to random offsets (pattern = \"rand\")");
 }
 
 static void disk_bench_open(struct cm_bench *b)
@@ -120,6 +128,7 @@ static void disk_bench_open(struct cm_bench *b)
         .overwrite = o->overwrite,
         .depth = config->depth,
         .seed = (uint64_t)o->seed,
+        .access = state->access,
         .huge_pages = o->huge_pages,
     };
     /* a file that is not there yet (or empty) gets the region the bounds ask for */
@@ -162,6 +171,11 @@ static void disk_bench_result(struct cm_bench *b)
     cm_result_bool(L, "block_device", disk->block_device);
     cm_result_string(L, "engine", disk->use_uring ? "io_uring" : "sync");
     cm_result_bool(L, "huge_pages", disk->huge_buffers);
+    if (o->pattern == 1) {
+        char access[64];
+        cm_access_format(&state->access, access, sizeof access);
+        cm_result_string(L, "access", access);
+    }
     if (disk->fallback[0])
         cm_result_string(L, "fallback", disk->fallback);
     if (disk->prepared_bytes) {

@@ -392,6 +392,11 @@ int cm_disk_open(struct cm_disk *disk, const struct cm_disk_options *options, ch
         goto failed;
     if ((rc = alloc_buffers(disk, error, error_size)) < 0)
         goto failed;
+    /* the hot blocks are scattered by the seed: the same seed heats the same blocks */
+    if (o->random && cm_access_init(&disk->access, &o->access, disk->blocks, disk->rng) < 0) {
+        rc = fail(error, error_size, -ENOMEM, "out of memory for the access distribution");
+        goto failed;
+    }
 
     if (o->engine != CM_DISK_SYNC) {
         rc = io_uring_queue_init(o->depth * 2, &disk->ring, 0);
@@ -420,6 +425,7 @@ failed:
 
 void cm_disk_close(struct cm_disk *disk)
 {
+    cm_access_fini(&disk->access);
     for (size_t i = 0; i < disk->n_request_slots; i++) {
         struct disk_request_slot *slot = disk->request_slots[i];
         if (slot)
@@ -489,7 +495,7 @@ static uint64_t next_offset(struct cm_disk *disk)
 {
     uint64_t block;
     if (disk->options.random) {
-        block = cm_splitmix64(&disk->rng) % disk->blocks;
+        block = cm_access_pick(&disk->access, &disk->rng);
     } else {
         block = disk->next_block;
         disk->next_block = block + 1 == disk->blocks ? 0 : block + 1;

@@ -17,6 +17,7 @@
 #ifndef CEPHMARK_DISK_TARGET_H
 #define CEPHMARK_DISK_TARGET_H
 
+#include "distrib.h"
 #include "engine.h"
 
 #include <liburing.h>
@@ -40,7 +41,9 @@ struct cm_disk_options {
     bool allow_block_device; /* writes to a block device must be asked for */
     bool overwrite;          /* and so must writes to a regular file that existed before */
     unsigned depth;
-    uint64_t seed;   /* random offsets; 0: from the clock */
+    uint64_t seed; /* random offsets; 0: from the clock */
+    /* random offsets: which blocks (distrib.h); uniform when not set (zeroed) */
+    struct cm_access_spec access;
     bool huge_pages; /* buffers on transparent huge pages where the kernel gives them */
 };
 
@@ -55,9 +58,10 @@ struct cm_disk {
     uint64_t blocks;    /* size / block_size */
     uint64_t next_block;
     uint64_t rng;
-    uint64_t alignment;     /* O_DIRECT offset and length alignment */
-    unsigned char *buffers; /* depth aligned buffers of block_size, filled with a pattern */
-    bool huge_buffers;      /* all of them on huge pages (asked for and given) */
+    struct cm_access access; /* random offsets: the chooser over the blocks */
+    uint64_t alignment;      /* O_DIRECT offset and length alignment */
+    unsigned char *buffers;  /* depth aligned buffers of block_size, filled with a pattern */
+    bool huge_buffers;       /* all of them on huge pages (asked for and given) */
     struct io_uring ring;
     bool ring_ready;
     unsigned pending;        /* SQEs prepared and not yet submitted */

@@ -17,6 +17,8 @@ struct cm_null_target {
     uint64_t submitted;
     struct pending *heap;
     size_t heap_len, heap_cap;
+    struct cm_access access;
+    uint64_t access_rng, picked;
 };
 
 static void heap_push(struct cm_null_target *t, uint64_t due, struct cm_op *op)
@@ -66,6 +68,8 @@ static int null_submit(void *self, struct cm_op *op)
         /* reads and writes move the block, the other kinds nothing (READ 0, WRITE 1) */
         op->length = op->kind <= CM_OP_WRITE ? t->config.block_size : 0;
     }
+    if (t->config.pick)
+        t->picked += cm_access_pick(&t->access, &t->access_rng);
     uint64_t delay = t->config.delay_ns;
     if (t->config.delay_max_ns > delay)
         delay += cm_splitmix64(&t->rng) % (t->config.delay_max_ns - delay + 1);
@@ -110,16 +114,26 @@ struct cm_null_target *cm_null_target_new(const struct cm_null_config *config, u
     t->mix_rng = t->rng;
     t->heap_cap = depth;
     t->heap = calloc(depth ? depth : 1, sizeof *t->heap);
-    if (!t->heap) {
+    uint64_t seed = config->seed ^ 0x6a09e667f3bcc909ULL;
+    t->access_rng = cm_splitmix64(&seed);
+    if (!t->heap || (config->pick && cm_access_init(&t->access, &config->access, config->objects,
+                                                    cm_splitmix64(&seed)) < 0)) {
+        free(t->heap);
         free(t);
         return NULL;
     }
     return t;
 }
 
+uint64_t cm_null_target_picked(const struct cm_null_target *t)
+{
+    return t->picked;
+}
+
 void cm_null_target_free(struct cm_null_target *t)
 {
     if (t) {
+        cm_access_fini(&t->access);
         free(t->heap);
         free(t);
     }

@@ -3,6 +3,7 @@
  * profiles, placement checks) is written in Lua in stdlib/cephmark/rados/pools.lua and
  * installed on the cluster type when this module loads. */
 #include "bench_lua.h"
+#include "distrib_lua.h"
 #include "exitcode.h"
 #include "interrupt.h"
 #include "json.h"
@@ -1134,7 +1135,7 @@ static int reclaim_own_run(struct pool_handle *pool, const char *run_name,
                            const struct cm_rados_run_meta *meta)
 {
     struct cm_rados_run_meta existing;
-    char error[512], text[1024];
+    char error[512], text[2048];
     if (cm_rados_meta_read(pool->ioctx, run_name, &existing, error, sizeof error,
                            pool->cluster->timeout) < 0 ||
         existing.version < 2 || !owner_is_self(&existing.owner))
@@ -1205,7 +1206,7 @@ static int claim_run(struct pool_handle *pool, const char *run_name, const char 
         rc = reclaim_own_run(pool, run_name, meta);
     if (rc < 0)
         return rc;
-    char text[1400];
+    char text[2048];
     int n = cm_rados_meta_format(meta, false, text, sizeof text);
     if (n > 0)
         n += snprintf(text + n, sizeof text - (size_t)n, "run_name %s\ntemporary %d\n", run_name,
@@ -1277,8 +1278,9 @@ static void bench_bound_slots(struct cm_bench *b, int op, const struct cm_rados_
 /* What pool:bench reads from its options table (pool_bench_options). */
 struct pool_lua_options {
     int op;
-    const char *run_name, *prefix;
-    uint64_t block_size, object_size;
+    const char *run_name, *prefix, *access;
+    uint64_t block_size;
+    int object_size; /* the stack index of the value given: a size or a distribution */
     bool verify, hints, temporary;
     const char *write_to;
     int64_t keys_per_op, seed;
@@ -1302,6 +1304,9 @@ static const struct cm_mix rados_default_mix = {
 #define POOL_OPTION(field) offsetof(struct pool_lua_options, field)
 
 static const struct cm_option pool_bench_options[] = {
+    {"access", CM_OPTION_STRING, POOL_OPTION(access), "uniform", 0, 0, NULL, 0,
+     "rand, overwrite: which objects: uniform, zipf:θ, pareto:h or hotspot:A/B (A % take B % "
+     "of the ops)"},
     {"block_size", CM_OPTION_SIZE, POOL_OPTION(block_size), "4M", 0, 0, NULL, 0,
      "write, overwrite, append: bytes per op (rados bench -b); reads use the run's"},
     {"hints", CM_OPTION_BOOL, POOL_OPTION(hints), "true", 0, 0, NULL, CM_OPTION_NO_RESULT,
@@ -1314,8 +1319,9 @@ static const struct cm_option pool_bench_options[] = {
     {"mix", CM_OPTION_TABLE, POOL_OPTION(mix), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
      "mixed: ratios of read, write (overwrites), stat and remove over the run's objects; "
      "default {read = 60, write = 30, stat = 5, remove = 5}"},
-    {"object_size", CM_OPTION_SIZE, POOL_OPTION(object_size), NULL, 0, 0, NULL, 0,
-     "write: object size, a multiple of block_size (rados bench -O); default block_size"},
+    {"object_size", CM_OPTION_TABLE, POOL_OPTION(object_size), NULL, 0, 0, NULL, 0,
+     "write: object size, a multiple of block_size (rados bench -O; default block_size), or "
+     "sizes written whole: {low, high} or { {\"4K\", 40}, {\"4M\", 60} }"},
     {"op", CM_OPTION_CHOICE, POOL_OPTION(op), "write", 0, 0, rados_ops, 0,
      "write, seq or rand reads of a write run, cleanup; overwrite, append, verify or mixed "
      "ops over a run"},
@@ -1324,8 +1330,8 @@ static const struct cm_option pool_bench_options[] = {
     {"run_name", CM_OPTION_STRING, POOL_OPTION(run_name), "cephmark_bench_last_metadata", 0, 0,
      NULL, 0, "the run's metadata object (rados bench --run-name)"},
     {"seed", CM_OPTION_INTEGER, POOL_OPTION(seed), "0", 0, INT64_MAX, NULL, 0,
-     "overwrite, mixed: seed of the offsets and objects (and of the mix's kinds); 0: derived "
-     "from the run and the pass"},
+     "rand, overwrite, mixed: seed of the picks and offsets (and of a mix's kinds); 0: rand a "
+     "fresh one, overwrite and mixed one derived from the run and the pass"},
     {"temporary", CM_OPTION_BOOL, POOL_OPTION(temporary), "false", 0, 0, NULL, 0,
      "write: a run the scenario removes itself (listed as a leftover if it does not)"},
     {"verify", CM_OPTION_BOOL, POOL_OPTION(verify), "true", 0, 0, NULL, 0,
@@ -1347,18 +1353,42 @@ struct pool_bench_state {
     bool full_try;
     int meta_rc;
     const char *meta_what;
+    struct cm_access_spec access;
     struct cm_rados_run_meta before; /* overwrite, append: the metadata as the pass found it */
     bool pass_stored;                /* overwrite, append, mixed: the metadata says running */
     struct cm_mix mix;               /* mixed */
 };
 
 /* pool:bench{op="write"|"seq"|"rand"|"cleanup", seconds=, ops=, bytes=, threads=,
- *   block_size=, object_size=, rate=, warmup=, run_name=, prefix=, verify=, hints=,
- *   temporary=, on_second=}
+ *   block_size=, object_size=, access=, seed=, rate=, warmup=, run_name=, prefix=,
+ *   verify=, hints=, temporary=, on_second=}
  *   -> result table (raises on misuse and when the run cannot start) */
 static void *pool_object(lua_State *L, int arg)
 {
     return check_pool(L, arg);
+}
+
+/* object_size: a size (rados bench -O), or a distribution of sizes, each object then
+ * written whole at its own size (block and object sizes hold the largest). */
+static void pool_bench_object_size(struct cm_bench *b, struct cm_rados_run_meta *meta)
+{
+    const struct pool_lua_options *o = b->options;
+    lua_State *L = b->L;
+    meta->block_size = meta->object_size = o->block_size;
+    if (!o->object_size)
+        return;
+    struct cm_size_dist sizes;
+    if (lua_type(L, o->object_size) != LUA_TTABLE) {
+        meta->object_size = cm_lua_opt_size(L, b->table, "object_size", 0, "bench");
+        return;
+    }
+    if (cm_bench_given(b, "block_size"))
+        luaL_error(L, "bench: object_size as a distribution writes each object whole in one op: "
+                      "leave block_size out");
+    cm_lua_size_dist(L, o->object_size, "bench", "object_size", &sizes);
+    meta->sized = true;
+    meta->sizes = sizes;
+    meta->block_size = meta->object_size = cm_size_max(&sizes);
 }
 
 /* A write's destinations (rados bench --write-object, --write-omap, --write-xattr). */
@@ -1377,6 +1407,9 @@ static void pool_bench_write_to(struct cm_bench *b, struct cm_rados_run_meta *me
         meta->write_to = 0; /* a plain run, written as before */
         return;
     }
+    if (meta->sized)
+        luaL_error(b->L, "bench: object_size as a distribution sizes object data: leave write_to "
+                         "out (omap and xattr values are block_size each)");
     uint64_t per_op = meta->keys_per_op * meta->block_size;
     if (per_op > ((uint64_t)64 << 20))
         luaL_error(b->L,
@@ -1391,8 +1424,7 @@ static void pool_bench_new_run(struct cm_bench *b)
     const struct pool_lua_options *o = b->options;
     struct cm_rados_run_meta *meta = &((struct pool_bench_state *)b->state)->meta;
     lua_State *L = b->L;
-    meta->block_size = o->block_size;
-    meta->object_size = cm_bench_given(b, "object_size") ? o->object_size : o->block_size;
+    pool_bench_object_size(b, meta);
     if (meta->block_size == 0) {
         luaL_error(L, "bench: block_size must be at least 1 byte");
         return;
@@ -1418,7 +1450,7 @@ static void pool_bench_new_run(struct cm_bench *b)
     meta->run_id = cm_rados_new_run_id();
     meta->owner.run_id = meta->run_id;
     cm_owner_self(&meta->owner);
-    meta->version = 2;
+    meta->version = cm_rados_meta_version(meta);
 }
 
 /* The objects of a run without usable metadata, listed by prefix. */
@@ -1569,6 +1601,12 @@ static void pool_bench_prepare(struct cm_bench *b)
                       "the run's own prefix, e.g. benchmark_data_HOST_PID)");
     marker_name(o->run_name, state->marker, sizeof state->marker);
     pool_bench_mix(b);
+    cm_lua_access_spec(L, o->access, "bench", &state->access);
+    if (cm_bench_given(b, "access") && o->op != CM_RADOS_RAND && o->op != CM_RADOS_OVERWRITE)
+        luaL_error(L, "bench: access applies to rand and overwrite only");
+    if (cm_bench_given(b, "seed") && o->op != CM_RADOS_RAND && o->op != CM_RADOS_OVERWRITE &&
+        o->op != CM_RADOS_MIXED)
+        luaL_error(L, "bench: seed applies to rand, overwrite and mixed only");
     if (o->op == CM_RADOS_WRITE)
         pool_bench_new_run(b);
     else
@@ -1623,6 +1661,11 @@ static void pool_bench_open(struct cm_bench *b)
                              &state->meta, o->verify, error, sizeof error) < 0)
         cm_error_user(L, CM_EXIT_USAGE, "%s", error);
     state->target_open = true;
+    /* overwrite: the seed of its places is set by pool_bench_pass_start */
+    if ((o->op == CM_RADOS_RAND || o->op == CM_RADOS_OVERWRITE) &&
+        cm_rados_target_set_access(&state->target, &state->access,
+                                   o->op == CM_RADOS_RAND ? (uint64_t)o->seed : 0) < 0)
+        luaL_error(L, "bench: out of memory");
     state->target.names = state->names;
     state->target.n_names = state->n_names;
     state->target.alloc_hints = o->hints;
@@ -1738,6 +1781,11 @@ static void pool_bench_result(struct cm_bench *b)
     cm_result_integer(L, "block_size", meta->block_size);
     cm_result_integer(L, "object_size", meta->object_size);
     cm_result_integer(L, "objects", state->names ? state->n_names : meta->objects);
+    if (meta->sized) {
+        char sizes[400];
+        if (cm_size_format(&meta->sizes, sizes, sizeof sizes) > 0)
+            cm_result_string(L, "object_sizes", sizes);
+    }
     if (o->op == CM_RADOS_WRITE)
         cm_result_bool(L, "hints", o->hints);
     pool_bench_pass_result(b);

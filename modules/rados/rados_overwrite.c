@@ -49,13 +49,18 @@ static uint64_t appends_of(const struct cm_rados_run_meta *meta, uint64_t object
 
 uint64_t cm_rados_object_size(const struct cm_rados_run_meta *meta, uint64_t object)
 {
+    if (meta->sized) /* one block per object, of its own size; no appends */
+        return object < meta->blocks ? cm_size_of(&meta->sizes, meta->run_id, object) : 0;
     return cm_rados_object_blocks(meta, object) * meta->block_size +
            appends_of(meta, object) * meta->append_block;
 }
 
-/* Object 0 has the most blocks and the most appends. */
+/* Object 0 has the most blocks and the most appends; a sized run's largest possible
+ * object is its object_size. */
 uint64_t cm_rados_largest_object(const struct cm_rados_run_meta *meta)
 {
+    if (meta->sized)
+        return meta->object_size;
     return cm_rados_object_size(meta, 0);
 }
 
@@ -138,9 +143,10 @@ int cm_rados_pass_submit(struct cm_rados_target *bench, struct cm_op *op, struct
         return rados_aio_read(bench->io, slot->object, slot->completion, (char *)slot->buffer,
                               (size_t)size + 1, 0);
     }
+    /* an overwrite's block: seeded, uniform or by the phase's access distribution as rand
+     * picks them */
     if (bench->op == CM_RADOS_OVERWRITE)
-        return cm_rados_overwrite_submit(bench, op, slot,
-                                         cm_splitmix64(&bench->rng) % meta->blocks);
+        return cm_rados_overwrite_submit(bench, op, slot, cm_rados_pick_block(bench));
     uint64_t g = meta->appends + op->sequence;
     append_place(bench, g, slot);
     return write_payload(bench, op, slot, ((uint64_t)1 << 63) | g);
@@ -211,7 +217,8 @@ void cm_rados_verify_complete(struct cm_rados_target *bench, struct cm_op *op,
 {
     const struct cm_rados_run_meta *meta = &bench->meta;
     uint64_t size = cm_rados_object_size(meta, slot->object_n);
-    uint64_t base = cm_rados_object_blocks(meta, slot->object_n) * meta->block_size;
+    uint64_t base =
+        meta->sized ? size : cm_rados_object_blocks(meta, slot->object_n) * meta->block_size;
     if ((uint64_t)op->result != size) {
         char message[384];
         snprintf(message, sizeof message, "object %s: %" PRId64 "%s bytes, the run wrote %" PRIu64,
@@ -240,6 +247,14 @@ int cm_rados_pass_prepare(rados_ioctx_t io, enum cm_rados_target_op op, uint64_t
     }
     if (op == CM_RADOS_VERIFY)
         return 0;
+    if (meta->sized) {
+        snprintf(error, size,
+                 "bench: the run under prefix %s has objects of many sizes (object_size as a "
+                 "distribution): overwrite and append work on runs of one object size; seq, "
+                 "rand and verify read it",
+                 meta->prefix);
+        return -EINVAL;
+    }
     int aligned = 0;
     if (rados_ioctx_pool_requires_alignment2(io, &aligned) == 0 && aligned) {
         char pool[256] = "?";

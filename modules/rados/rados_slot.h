@@ -18,14 +18,19 @@ struct bench_slot {
     size_t buffer_size;
     unsigned char *expected; /* reads of a run with overwrites: a block as first written */
     uint64_t offset;
-    uint64_t block;     /* the write run's block number of a read (seq, rand) */
-    uint64_t object_n;  /* the object's number (verify, mixed) */
-    bool whole;         /* mixed: a read of the whole object */
-    uint64_t stat_size; /* mixed: a stat's outputs, written by librados */
+    uint64_t expected_size; /* reads of a sized run: the object's size */
+    uint64_t block;         /* the write run's block number of a read (seq, rand) */
+    uint64_t object_n;      /* the object's number (verify, mixed) */
+    bool whole;             /* mixed: a read of the whole object */
+    uint64_t stat_size;     /* mixed: a stat's outputs, written by librados */
     time_t stat_mtime;
     void *kv; /* omap and xattr ops' own state (rados_kv.c) */
     char object[160];
 };
+
+/* rados_target.c: rand's and overwrite's next block of the run, by the target's access
+ * distribution (cm_rados_target_set_access). */
+uint64_t cm_rados_pick_block(struct cm_rados_target *bench);
 
 /* rados_overwrite.c: the later passes over a run's objects, and verification that knows
  * them. */

@@ -49,7 +49,8 @@ static int bench_slot_init(void *self, struct cm_op *op)
     bench->blocking = cm_engine_blocking(op);
     bool object_reads = !(bench->meta.write_to & ~CM_RADOS_TO_OBJECT);
     if ((bench->op == CM_RADOS_SEQ || bench->op == CM_RADOS_RAND) && object_reads) {
-        size_t size = (bench->meta.block_size + 4095) / 4096 * 4096;
+        /* sized runs read one byte more than an object's size, to see one that grew */
+        size_t size = (bench->meta.block_size + bench->meta.sized + 4095) / 4096 * 4096;
         slot->buffer = aligned_alloc(4096, size);
         if (!slot->buffer) {
             free(slot);
@@ -202,14 +203,13 @@ static void bench_cancel_block(void *self)
 /* A write without a copy of its body: librados copies the 128-byte header and references
  * the body in the stage. */
 static int submit_write(struct cm_rados_target *bench, struct bench_slot *slot, uint64_t sequence,
-                        bool full)
+                        uint64_t length, bool full)
 {
     const struct cm_rados_run_meta *meta = &bench->meta;
     unsigned char header[CM_PAYLOAD_HEADER_SIZE];
     size_t body_offset;
-    int head_len =
-        cm_payload_stage_split(bench->stage, meta->block_size, slot->object, slot->offset, sequence,
-                               meta->run_id, header, &body_offset);
+    int head_len = cm_payload_stage_split(bench->stage, length, slot->object, slot->offset,
+                                          sequence, meta->run_id, header, &body_offset);
     if (head_len < 0)
         return -EINVAL; /* cannot happen: the payload was made for this block size */
     struct cm_rados_zc_write write = {
@@ -220,10 +220,23 @@ static int submit_write(struct cm_rados_target *bench, struct bench_slot *slot, 
         .head_len = (size_t)head_len,
         .body = bench->stage_memory,
         .body_offset = body_offset,
-        .body_len = meta->block_size - (size_t)head_len,
-        .hint_object_size = bench->alloc_hints ? meta->object_size : 0,
+        .body_len = length - (size_t)head_len,
+        .hint_object_size = bench->alloc_hints ? (meta->sized ? length : meta->object_size) : 0,
     };
     return cm_rados_zc_aio_write(bench->io, slot->completion, &write);
+}
+
+/* rand's and overwrite's next block: uniform over the blocks written (rados bench's
+ * rand), or a skewed pick of an object and then any of its blocks. */
+uint64_t cm_rados_pick_block(struct cm_rados_target *bench)
+{
+    const struct cm_rados_run_meta *meta = &bench->meta;
+    uint64_t object = cm_access_pick(&bench->access, &bench->rng);
+    if (!bench->skewed)
+        return object; /* over the blocks */
+    uint64_t per_object = blocks_per_object(meta), first = object * per_object;
+    uint64_t blocks = meta->blocks - first < per_object ? meta->blocks - first : per_object;
+    return blocks > 1 ? first + cm_splitmix64(&bench->rng) % blocks : first;
 }
 
 static int bench_submit(void *self, struct cm_op *op)
@@ -244,7 +257,7 @@ static int bench_submit(void *self, struct cm_op *op)
         block = op->sequence;
         break;
     case CM_RADOS_RAND:
-        block = cm_splitmix64(&bench->rng) % meta->blocks;
+        block = cm_rados_pick_block(bench);
         break;
     case CM_RADOS_OVERWRITE:
     case CM_RADOS_APPEND:
@@ -277,18 +290,20 @@ static int bench_submit(void *self, struct cm_op *op)
     cm_rados_object_name(bench, block / per_object, slot->object, sizeof slot->object);
     slot->offset = (block % per_object) * meta->block_size;
     slot->block = block;
-    op->length = meta->block_size;
+    /* sized runs: a block is a whole object of its own size */
+    op->length = meta->sized ? cm_size_of(&meta->sizes, meta->run_id, block) : meta->block_size;
+    slot->expected_size = op->length;
     if ((rc = create_completion(bench, op, slot)) < 0)
         return rc;
     if (meta->write_to & ~CM_RADOS_TO_OBJECT) {
         rc = cm_rados_kv_submit(bench, op, slot, block);
     } else if (bench->op == CM_RADOS_WRITE) {
         op->kind = CM_OP_WRITE;
-        rc = submit_write(bench, slot, op->sequence, per_object == 1);
+        rc = submit_write(bench, slot, op->sequence, op->length, per_object == 1);
     } else {
         op->kind = CM_OP_READ;
         rc = rados_aio_read(bench->io, slot->object, slot->completion, (char *)slot->buffer,
-                            meta->block_size, slot->offset);
+                            op->length + meta->sized, slot->offset);
     }
 submitted:
     if (rc < 0 || rc == CM_TARGET_DONE) {
@@ -322,6 +337,14 @@ static void bench_complete(void *self, struct cm_op *op)
         return;
     if (bench->op == CM_RADOS_VERIFY) {
         cm_rados_verify_complete(bench, op, slot);
+        return;
+    }
+    if (bench->meta.sized && (uint64_t)op->result != slot->expected_size) {
+        op->verify_failed = true;
+        if (bench->n_verify_errors < CM_RADOS_VERIFY_ERRORS_KEPT)
+            snprintf(bench->verify_errors[bench->n_verify_errors++], sizeof bench->verify_errors[0],
+                     "object %s: %" PRId64 " bytes, the write run wrote %" PRIu64, slot->object,
+                     op->result, slot->expected_size);
         return;
     }
     if (bench->meta.overwrite_block) {
@@ -493,6 +516,10 @@ int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
         }
         if (op != CM_RADOS_WRITE)
             keep_large_buffers(meta->block_size);
+        struct cm_access_spec uniform = {.kind = CM_ACCESS_UNIFORM};
+        if ((op == CM_RADOS_RAND || op == CM_RADOS_OVERWRITE) &&
+            cm_access_init(&bench->access, &uniform, meta->blocks, 0) < 0)
+            return -ENOMEM;
         bench->alloc_hints = true;
         bench->payload = cm_payload_new(meta->run_id, (size_t)meta->block_size);
         if (bench->payload && op == CM_RADOS_WRITE) {
@@ -514,8 +541,29 @@ int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
     return 0;
 }
 
+int cm_rados_target_set_access(struct cm_rados_target *bench, const struct cm_access_spec *spec,
+                               uint64_t seed)
+{
+    const struct cm_rados_run_meta *meta = &bench->meta;
+    if (spec->kind == CM_ACCESS_UNIFORM && !seed)
+        return 0;
+    if (seed)
+        bench->rng = seed;
+    if (spec->kind == CM_ACCESS_UNIFORM)
+        return 0;
+    struct cm_access access;
+    /* the hot objects are the write run's: the same for every rand over it */
+    if (cm_access_init(&access, spec, meta->objects, meta->run_id) < 0)
+        return -ENOMEM;
+    cm_access_fini(&bench->access);
+    bench->access = access;
+    bench->skewed = true;
+    return 0;
+}
+
 void cm_rados_target_fini(struct cm_rados_target *bench)
 {
+    cm_access_fini(&bench->access);
     cm_payload_stage_free(bench->stage);
     bench->stage = NULL;
     cm_rados_zc_buffer_free(bench->stage_memory); /* ops still in librados keep it alive */
@@ -529,6 +577,14 @@ void cm_rados_target_fini(struct cm_rados_target *bench)
     bench->n_request_slots = 0;
     pthread_mutex_destroy(&bench->block_lock);
     cm_rados_mixed_free(bench);
+}
+
+int cm_rados_meta_version(const struct cm_rados_run_meta *meta)
+{
+    bool kv = meta->write_to && meta->write_to != CM_RADOS_TO_OBJECT;
+    if (meta->sized || kv || meta->overwrite_block || meta->append_block)
+        return CM_RADOS_META_VERSION;
+    return 2;
 }
 
 /* The fields of omap and xattr runs and of later passes, only when they are set, so that
@@ -585,13 +641,22 @@ int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, ch
                          size_t size)
 {
     int n = snprintf(text, size,
-                     "cephmark-run-metadata 2\nstate %s\n"
+                     "cephmark-run-metadata %d\nstate %s\n"
                      "prefix %s\nobject_size %" PRIu64 "\nblock_size %" PRIu64 "\nblocks %" PRIu64
                      "\nobjects %" PRIu64 "\n",
-                     complete ? "complete" : "running", meta->prefix, meta->object_size,
-                     meta->block_size, meta->blocks, meta->objects);
+                     cm_rados_meta_version(meta), complete ? "complete" : "running", meta->prefix,
+                     meta->object_size, meta->block_size, meta->blocks, meta->objects);
     if (n < 0 || (size_t)n >= size)
         return -ENAMETOOLONG;
+    if (meta->sized) {
+        int m = snprintf(text + n, size - (size_t)n, "object_sizes ");
+        int k = m < 0 ? -1 : cm_size_format(&meta->sizes, text + n + m, size - (size_t)(n + m));
+        if (k < 0 || (size_t)n + (size_t)m + (size_t)k + 1 >= size)
+            return -ENAMETOOLONG;
+        n += m + k;
+        text[n++] = '\n';
+        text[n] = 0;
+    }
     int extra = format_passes(meta, text + n, size - (size_t)n);
     if (extra < 0)
         return -ENAMETOOLONG;
@@ -607,7 +672,7 @@ int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, ch
 static int meta_store(rados_ioctx_t io, const char *run_name, const struct cm_rados_run_meta *meta,
                       bool complete, bool exclusive, double timeout)
 {
-    char text[1024];
+    char text[2048];
     int n = cm_rados_meta_format(meta, complete, text, sizeof text);
     if (n < 0)
         return n;
@@ -639,15 +704,15 @@ bool cm_rados_meta_parse(char *text, struct cm_rados_run_meta *meta)
     bool running = false;
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char key[32], value[128];
-        if (sscanf(line, "%31s %127s", key, value) != 2)
+        char key[32], value[512];
+        if (sscanf(line, "%31s %511s", key, value) != 2)
             continue;
         if (strcmp(key, "cephmark-run-metadata") == 0)
             version = (int)strtol(value, NULL, 10);
         else if (strcmp(key, "state") == 0)
             running = strcmp(value, "running") == 0;
         else if (strcmp(key, "prefix") == 0 && ++fields)
-            snprintf(meta->prefix, sizeof meta->prefix, "%s", value);
+            snprintf(meta->prefix, sizeof meta->prefix, "%.127s", value);
         else if (strcmp(key, "object_size") == 0 && ++fields)
             meta->object_size = strtoull(value, NULL, 10);
         else if (strcmp(key, "block_size") == 0 && ++fields)
@@ -658,14 +723,16 @@ bool cm_rados_meta_parse(char *text, struct cm_rados_run_meta *meta)
             meta->objects = strtoull(value, NULL, 10);
         else if (strcmp(key, "run_id") == 0 && ++fields)
             meta->run_id = strtoull(value, NULL, 10);
+        else if (strcmp(key, "object_sizes") == 0)
+            meta->sized = cm_size_parse(value, &meta->sizes);
         else if (!parse_pass_field(meta, key, value))
             cm_owner_parse_field(&meta->owner, key, value);
     }
     meta->owner.run_id = meta->run_id;
     meta->version = version;
     meta->complete = !running;
-    return (version == 1 || version == 2) && fields == 6 && meta->block_size != 0 &&
-           meta->object_size >= meta->block_size && meta->prefix[0];
+    return version >= 1 && version <= CM_RADOS_META_VERSION && fields == 6 &&
+           meta->block_size != 0 && meta->object_size >= meta->block_size && meta->prefix[0];
 }
 
 int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_run_meta *meta,
@@ -687,6 +754,13 @@ int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_r
     }
     bool ok = cm_rados_meta_parse(text, meta);
     free(text);
+    if (!ok && meta->version > CM_RADOS_META_VERSION) {
+        snprintf(error, error_size,
+                 "run metadata '%s' is format %d, written by a newer cephmark: this one reads "
+                 "formats 1 to %d (use the version that wrote the run)",
+                 run_name, meta->version, CM_RADOS_META_VERSION);
+        return -EINVAL;
+    }
     if (!ok) {
         snprintf(error, error_size,
                  "object '%s' is not cephmark run metadata (written by another tool?)", run_name);

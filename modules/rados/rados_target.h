@@ -4,6 +4,7 @@
 #ifndef CEPHMARK_RADOS_TARGET_H
 #define CEPHMARK_RADOS_TARGET_H
 
+#include "distrib.h"
 #include "engine.h"
 #include "payload.h"
 #include "rados_owner.h"
@@ -41,10 +42,15 @@ struct cm_rados_run_meta {
     uint64_t objects; /* objects touched: ceil(blocks / blocks per object) */
     uint64_t run_id;  /* in every payload header, and the payload seed */
     /* format 2 (written at the start of a write, completed at its end); format 1 runs,
-     * written by earlier versions at the end only, read as complete */
+     * written by earlier versions at the end only, read as complete; format 3 for runs that
+     * format 2's readers would misread (cm_rados_meta_version) */
     int version;
     bool complete;
     struct cm_owner owner; /* the writing process */
+    /* each object's size drawn from `sizes` by (run_id, object index), written whole (one
+     * block per object); object_size and block_size hold the largest */
+    bool sized;
+    struct cm_size_dist sizes;
     /* omap and xattr runs (rados_kv.c): destinations, keys per op, key name length */
     unsigned write_to;
     uint64_t keys_per_op, key_size;
@@ -69,6 +75,10 @@ struct cm_rados_target {
     struct cm_rados_run_meta meta; /* the run being written, or the one being read */
     bool verify;
     uint64_t rng;
+    /* rand: the object chooser (uniform: over blocks, as rados bench's rand; skewed: over
+     * objects, then a block of the object); set with cm_rados_target_set_access */
+    struct cm_access access;
+    bool skewed;
     cm_payload *payload;
     /* remove by name list (cleanup by prefix) instead of by metadata */
     char **names;
@@ -115,6 +125,11 @@ int cm_rados_target_init(struct cm_rados_target *bench, rados_ioctx_t io,
                          bool verify, char *error, size_t error_size);
 void cm_rados_target_fini(struct cm_rados_target *bench);
 
+/* rand: picks objects by `spec` from here on, with picks drawn from `seed` (0: a fresh
+ * seed); the hot objects are fixed by the write run (its run id). 0 or -ENOMEM. */
+int cm_rados_target_set_access(struct cm_rados_target *bench, const struct cm_access_spec *spec,
+                               uint64_t seed);
+
 /* Prepares a target that serves only requests chosen by its caller (submit_request:
  * read, write, write_full, stat, remove of named objects), for scripted workers. Released
  * with cm_rados_target_fini once no request is in flight. */
@@ -133,7 +148,19 @@ int cm_rados_meta_format(const struct cm_rados_run_meta *meta, bool complete, ch
 /* Reads a run's metadata: 0, or -ENOENT / -EINVAL / a librados error with a sentence. */
 int cm_rados_meta_read(rados_ioctx_t io, const char *run_name, struct cm_rados_run_meta *meta,
                        char *error, size_t error_size, double timeout);
-/* Parses metadata text (format 1 or 2); false if it is not cephmark run metadata. */
+/* The newest run metadata format this version reads and writes. Format 3 adds the fields
+ * of sized runs (object_sizes), omap/xattr runs (write_to, keys_per_op, key_size) and later
+ * passes (overwrite_block, overwrite_passes, overwrites, append_block, appends); a run
+ * without any of them is still written as format 2, which earlier versions read. */
+#define CM_RADOS_META_VERSION 3
+
+/* The format `meta` is written in: 3 when it has any of format 3's fields, else 2. */
+int cm_rados_meta_version(const struct cm_rados_run_meta *meta);
+
+/* Parses metadata text (formats 1 to CM_RADOS_META_VERSION; format 2 text carrying
+ * format 3's pass and omap/xattr fields, as the first versions with overwrites wrote it,
+ * reads too); false if it is not cephmark run metadata or is of a newer format
+ * (meta->version then says which). */
 bool cm_rados_meta_parse(char *text, struct cm_rados_run_meta *meta);
 
 /* The metadata object rewritten in place (an overwrite or append pass: running at its

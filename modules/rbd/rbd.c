@@ -2,6 +2,7 @@
  * remove, list, open), image I/O (blocking, or submitted asynchronously inside scripted
  * workers), and image:bench, the rbd target of the op engine (rbd_target.c). */
 #include "bench_lua.h"
+#include "distrib_lua.h"
 #include "lstate.h"
 #include "rados_lua.h"
 #include "rbd_target.h"
@@ -495,6 +496,7 @@ static int image_flush(lua_State *L)
 /* image:bench's own options, beside the engine's (also published as image.bench_options) */
 /* What image:bench reads from its options table (image_options). */
 struct image_lua_options {
+    const char *access;
     int io_type, pattern;
     uint64_t io_size;
     int64_t rw_mix_read;
@@ -507,6 +509,8 @@ static const char *const patterns[] = {"seq", "rand", NULL};
 #define IMAGE_OPTION(field) offsetof(struct image_lua_options, field)
 
 static const struct cm_option image_options[] = {
+    {"access", CM_OPTION_STRING, IMAGE_OPTION(access), "uniform", 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "random offsets: which blocks: uniform, zipf:θ, pareto:h or hotspot:A/B"},
     {"io_size", CM_OPTION_SIZE, IMAGE_OPTION(io_size), "4096", 0, 0, NULL, 0,
      "bytes per op, a positive multiple of 512 (rbd bench --io-size)"},
     {"io_type", CM_OPTION_CHOICE, IMAGE_OPTION(io_type), "write", 0, 0, io_types, 0,
@@ -526,8 +530,8 @@ struct image_state {
     bool open;
 };
 
-/* image:bench{io_type=, io_size=, threads=, pattern=, rw_mix_read=, seconds=, ops=, bytes=,
- *   rate=, warmup=, verify=, on_second=} -> result table (raises on misuse) */
+/* image:bench{io_type=, io_size=, threads=, pattern=, access=, rw_mix_read=, seconds=, ops=,
+ * bytes=, rate=, warmup=, verify=, on_second=} -> result table (raises on misuse) */
 static void *image_object(lua_State *L, int arg)
 {
     return check_image(L, arg);
@@ -551,6 +555,9 @@ static void image_bench_prepare(struct cm_bench *b)
                            : options->io_type == CM_RBD_IO_WRITE ? 0
                                                                  : (unsigned)o->rw_mix_read;
     options->verify = o->verify;
+    cm_lua_access_spec(b->L, o->access, "image:bench", &options->access);
+    if (cm_bench_given(b, "access") && options->pattern != CM_RBD_RAND)
+        luaL_error(b->L, "image:bench: access applies to random offsets (pattern = \"rand\")");
 }
 
 static void image_bench_open(struct cm_bench *b)
@@ -584,6 +591,11 @@ static void image_bench_result(struct cm_bench *b)
     lua_State *L = b->L;
     cm_result_string(L, "op", "rbd");
     cm_result_integer(L, "rw_mix_read", state->options.rw_mix_read);
+    if (state->options.pattern == CM_RBD_RAND) {
+        char access[64];
+        cm_access_format(&state->options.access, access, sizeof access);
+        cm_result_string(L, "access", access);
+    }
     cm_result_string(L, "image", handle->image.name);
     cm_result_string(L, "pool", handle->image.pool);
     cm_result_integer(L, "image_size", target->size);

@@ -81,9 +81,9 @@ static uint64_t pick_block(struct cm_rbd_target *bench)
         } while (bit_get(bench->busy, block));
         return block;
     }
-    block = cm_splitmix64(&bench->rng) % bench->blocks;
+    block = cm_access_pick(&bench->access, &bench->rng);
     for (int tries = 0; tries < 8 && bit_get(bench->busy, block); tries++)
-        block = cm_splitmix64(&bench->rng) % bench->blocks;
+        block = cm_access_pick(&bench->access, &bench->rng);
     while (bit_get(bench->busy, block))
         block = block + 1 == bench->blocks ? 0 : block + 1;
     return block;
@@ -419,7 +419,8 @@ int cm_rbd_target_init(struct cm_rbd_target *bench, struct cm_rbd_image *image,
     bench->busy = calloc(words, sizeof *bench->busy);
     bench->written = calloc(words, sizeof *bench->written);
     bench->payload = cm_payload_new(bench->run_id, (size_t)io_size);
-    if (!bench->busy || !bench->written || !bench->payload) {
+    int access_rc = cm_access_init(&bench->access, &options->access, bench->blocks, bench->run_id);
+    if (!bench->busy || !bench->written || !bench->payload || access_rc < 0) {
         cm_rbd_target_fini(bench);
         snprintf(error, error_size, "out of memory for a run over %" PRIu64 " blocks",
                  bench->blocks);
@@ -434,6 +435,7 @@ int cm_rbd_target_init(struct cm_rbd_target *bench, struct cm_rbd_image *image,
 
 void cm_rbd_target_fini(struct cm_rbd_target *bench)
 {
+    cm_access_fini(&bench->access);
     free(bench->busy);
     free(bench->written);
     cm_payload_stage_free(bench->stage);

@@ -4,6 +4,7 @@
 #ifndef CEPHMARK_RBD_TARGET_H
 #define CEPHMARK_RBD_TARGET_H
 
+#include "distrib.h"
 #include "payload.h"
 #include "rbd_image.h"
 
@@ -27,6 +28,7 @@ struct cm_rbd_target_options {
     unsigned rw_mix_read; /* percent of reads for readwrite */
     bool verify;
     unsigned depth; /* the engine's depth: the image must hold at least as many blocks */
+    struct cm_access_spec access; /* random offsets: which blocks (zeroed: uniform) */
 };
 
 struct cm_rbd_target {
@@ -37,6 +39,7 @@ struct cm_rbd_target {
     uint64_t blocks; /* io_size blocks in the image; offsets are block * io_size */
     uint64_t next_block;
     uint64_t rng;
+    struct cm_access access; /* random offsets: the chooser over the blocks */
     /* io size of earlier cephmark write runs on the image, from its metadata */
     uint64_t prior_io_size;
     uint64_t *written; /* bitmap: blocks this run wrote successfully */

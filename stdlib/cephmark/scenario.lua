@@ -917,7 +917,9 @@ printers["rados-bench"] = function(run, record, options)
     local block = sys.parse_size(options.block_size or "4M")
     local seconds = options.seconds and sys.parse_duration(options.seconds) or 10
     printer:preamble { threads = options.threads or 16, block_size = block,
-      object_size = options.object_size and sys.parse_size(options.object_size) or block,
+      -- a size distribution (a table) has no one object size: the largest is its block
+      object_size = type(options.object_size) == "table" and block
+        or options.object_size and sys.parse_size(options.object_size) or block,
       seconds = math.ceil(seconds), max_objects = options.ops or 0, prefix = options.prefix }
   end
   printer:start()

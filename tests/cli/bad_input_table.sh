@@ -87,6 +87,12 @@ printf '%s{threads="0x10", ops=1}\n' "$null" >"$W/n19.lua"
 printf '%s{ops=1, mix={read=1, list=1}}\n' "$null" >"$W/mx1.lua"
 printf '%s{ops=1, mix={read=-5, write=10}}\n' "$null" >"$W/mx2.lua"
 printf '%s{ops=1, mix={read=0, stat=0}}\n' "$null" >"$W/mx3.lua"
+# access distributions: a zipf θ out of range, an unknown name, a hot spot the wrong way round
+printf '%s{ops=1, access="zipf:0"}\n' "$null" >"$W/na1.lua"
+printf '%s{ops=1, access="zipf:10.5"}\n' "$null" >"$W/na2.lua"
+printf '%s{ops=1, access="normal:0.5"}\n' "$null" >"$W/na3.lua"
+printf '%s{ops=1, access="hotspot:90/10"}\n' "$null" >"$W/na4.lua"
+printf '%s{ops=1, access="pareto:1.5"}\n' "$null" >"$W/na5.lua"
 printf 'ratio: .inf\n' >"$W/y11.yaml"
 printf 'seconds: 0\n' >"$W/y12.yaml"
 # errors raised with a value that is not a string: in a plain script, in a scenario's run

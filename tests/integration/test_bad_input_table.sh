@@ -22,6 +22,15 @@ printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:p
 printf 'an operator file\n' >"$W/afile"
 config_before=$(ceph config dump 2>/dev/null | md5sum)
 printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("%s"))\np:bench{op="write", seconds=1, block_size="200M"}\n' "$pool" >"$W/big.lua"
+# object size distributions and access distributions refused before anything is written
+bench_in_pool='local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("%s"))\np:bench{op="%s", ops=1, %s}\n'
+printf "$bench_in_pool" "$pool" write 'object_size={{"4K"}, {"64K", 30}}' >"$W/sz1.lua"
+printf "$bench_in_pool" "$pool" write 'object_size={{"4K", 0}, {"64K", 0}}' >"$W/sz2.lua"
+printf "$bench_in_pool" "$pool" write 'object_size={"64K", "4K"}' >"$W/sz3.lua"
+printf "$bench_in_pool" "$pool" write 'object_size={"4K", "64K"}, block_size="4K"' >"$W/sz4.lua"
+printf "$bench_in_pool" "$pool" rand 'access="zipf:0"' >"$W/ac1.lua"
+printf "$bench_in_pool" "$pool" rand 'access="gauss"' >"$W/ac2.lua"
+printf "$bench_in_pool" "$pool" write 'access="zipf:1.1"' >"$W/ac3.lua"
 printf 'local c = require("cephmark.connection").connect()\nlocal p = assert(c:pool("cephmark-no-such-pool"))\n' >"$W/nopool.lua"
 printf 'require("cephmark.connection").connect()\n' >"$W/connect.lua"
 printf 'local rgw = require "cephmark.rgw"\nlocal conn = rgw.swift_connect {}\nassert(conn:list("cephmark-no-such-container"))\n' >"$W/container.lua"

@@ -50,7 +50,7 @@ t.eq(off.verify_failures, 0, "verification can be turned off")
 
 -- cleanup by metadata removes run a only, then its metadata
 t.raises(function() pool:bench { op = "seq", run_name = "run_a", thread = 8 } end,
-  "bench: unknown option 'thread' (expected one of block_size, hints, key_size, keys_per_op, mix, object_size, op, prefix, run_name, seed, temporary, verify, write_to, arrivals, arrivals_seed, bytes,",
+  "bench: unknown option 'thread' (expected one of access, block_size, hints, key_size, keys_per_op, mix, object_size, op, prefix, run_name, seed, temporary, verify, write_to, arrivals, arrivals_seed, bytes,",
   "a misspelt option is refused, not ignored")
 local c = pool:bench { op = "cleanup", run_name = "run_a" }
 t.eq(c.ops, w.ops, "cleanup removed every object of run a")

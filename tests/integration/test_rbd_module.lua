@@ -215,6 +215,15 @@ t.ok(r.reads > r.writes and r.writes > 0, "readwrite: about 75% reads")
 t.near(r.reads / (r.reads + r.writes), 0.75, 0.1, "readwrite mix")
 r = v:bench { io_type = "readwrite", io_size = "4K", seconds = 1, rw_mix_read = 0 }
 t.eq(r.reads, 0, "rw_mix_read = 0: writes only")
+-- random offsets by an access distribution, verified (the hot blocks were written above)
+r = v:bench { io_type = "readwrite", io_size = "4K", ops = 2000, pattern = "rand", access = "zipf:1.1", threads = 8 }
+t.eq(r.errors, 0, "zipf offsets: no errors")
+t.eq(r.verify_failures, 0, "zipf offsets verify")
+t.eq(r.access, "zipf:1.1", "access in the result")
+t.raises(function() v:bench { io_type = "read", ops = 1, access = "zipf:1" } end,
+  "image:bench: access applies to random offsets (pattern = \"rand\")", "access on sequential offsets")
+t.raises(function() v:bench { io_type = "read", pattern = "rand", ops = 1, access = "zipf:0" } end,
+  "image:bench: access 'zipf:0': zipf θ must be above 0 and at most 10", "zipf θ out of range")
 
 -- a corrupted extent is caught, with the image and the offset
 assert(v:write(10 * 4096 + 200, string.rep("!", 100)))
@@ -273,7 +282,7 @@ do
   t.eq(w_err, "write image 'a' at offset 0: Read-only file system", "with the errno's words")
   t.eq(w_code, -30, "EROFS")
   t.raises(function() ro:bench { io_type = "read", iosize = "64K" } end,
-    "bench: unknown option 'iosize' (expected one of io_size, io_type, pattern, rw_mix_read, verify,",
+    "bench: unknown option 'iosize' (expected one of access, io_size, io_type, pattern, rw_mix_read, verify,",
     "a misspelt option is refused, not ignored")
   t.raises(function() ro:bench { io_type = "write" } end,
     "bench: image 'a' is open read-only: io_type write needs it opened with read_only = false",

@@ -35,6 +35,18 @@ t.ok(rr.lat.p50 > 0 and rr.lat.p99 >= rr.lat.p50, "latency percentiles")
 t.ok(seen >= 1, "on_second was called")
 t.ok(#rr.series >= 1, "per-second series")
 
+-- random offsets by an access distribution: the chooser the rados rand uses
+t.eq(rr.access, "uniform", "random offsets are uniform by default")
+local z = disk.bench { path = file, io_type = "read", pattern = "rand", block_size = "4K", threads = 4,
+  ops = 300, access = "zipf:1.2", seed = 3 }
+t.eq(z.ops, 300, "zipf offsets: every op ran")
+t.eq(z.errors, 0, "zipf offsets: no errors")
+t.eq(z.access, "zipf:1.2", "access in the result")
+t.raises(function() disk.bench { path = file, io_type = "read", pattern = "rand", ops = 1, access = "zipf:0" } end,
+  "disk.bench: access 'zipf:0': zipf θ must be above 0 and at most 10", "zipf θ out of range")
+t.raises(function() disk.bench { path = file, io_type = "read", ops = 1, access = "hotspot:10/90" } end,
+  "disk.bench: access applies to random offsets (pattern = \"rand\")", "access on sequential offsets")
+
 -- the synchronous path
 local s = disk.bench { path = file, io_type = "read", pattern = "rand", block_size = "4K", engine = "sync", ops = 200 }
 t.eq(s.engine, "sync", "engine sync")
@@ -104,7 +116,7 @@ t.eq(plain.ops .. "/" .. plain.errors, "8/0", "and the run is the same")
 
 -- bad input: one clear message each
 t.raises(function() disk.bench { path = file, blocksize = "4K" } end,
-  "disk.bench: unknown option 'blocksize' (expected one of allow_block_device, block_size,", "a misspelt option")
+  "disk.bench: unknown option 'blocksize' (expected one of access, allow_block_device, block_size,", "a misspelt option")
 t.raises(function() disk.bench { path = file, block_size = 1000 } end,
   "block_size 1000 is not a multiple of 512 bytes, the alignment O_DIRECT needs on " .. file, "unaligned O_DIRECT")
 t.raises(function() disk.bench { path = dir } end, dir .. " is a directory", "a directory")

@@ -58,13 +58,34 @@ t.raises(function() null.bench { threads = 100000 } end, "threads must be betwee
 t.raises(function() null.bench { rate = 0 } end, "rate must be a positive number of ops/s, got 0", "rate 0")
 t.raises(function() null.bench { seconds = "ten" } end, "duration 'ten' is not a number", "bad duration")
 t.raises(function() null.bench { thread = 32, seconds = 0.1 } end,
-  "null.bench: unknown option 'thread' (expected one of block_size, delay, delay_max, mix, seed, work, arrivals, arrivals_seed, bytes, drain_timeout, ignore_interrupt, on_second, ops, rate, seconds, think, threads, warmup)",
+  "null.bench: unknown option 'thread' (expected one of access, block_size, delay, delay_max, mix, objects, seed, work, arrivals, arrivals_seed, bytes, drain_timeout, ignore_interrupt, on_second, ops, rate, seconds, think, threads, warmup)",
   "a misspelt option is refused, not ignored")
 t.raises(function() null.bench { [1] = 4, seconds = 0.1 } end, "null.bench: option names must be strings, got a number key",
   "an array item in the options")
 t.raises(function() null.bench { block_size = "4X" } end, "size '4X' has an unknown suffix 'X'", "bad size")
 t.raises(function() null.bench { delay = 0.002, delay_max = 0.001 } end, "delay_max must not be below delay", "bad delay range")
 
+-- access: every op picks an object (the chooser's cost is measured on this target); the
+-- picks repeat with the seed, and a plain run picks nothing and says nothing about it
+local z1 = null.bench { ops = 20000, threads = 4, access = "zipf:1.1", objects = 1000, seed = 9 }
+t.eq(z1.ops, 20000, "access: every op ran")
+t.eq(z1.access, "zipf:1.1", "access in the result")
+t.eq(z1.objects, 1000, "objects in the result")
+t.ok(z1.picked_sum > 0, "objects were picked")
+local z2 = null.bench { ops = 20000, threads = 4, access = "zipf:1.1", objects = 1000, seed = 9 }
+t.eq(z2.picked_sum, z1.picked_sum, "the same seed picks the same objects")
+local z3 = null.bench { ops = 20000, threads = 4, access = "zipf:1.1", objects = 1000, seed = 10 }
+t.ok(z3.picked_sum ~= z1.picked_sum, "another seed picks others")
+local u = null.bench { ops = 20000, threads = 4, objects = 1000 }
+t.eq(u.access, "uniform", "objects alone: uniform picks")
+-- uniform picks over 1000 objects average 499.5: the sum of 20000 is near 9.99e6
+t.ok(math.abs(u.picked_sum / 20000 - 499.5) < 20, "uniform picks centre on the middle object")
+local plain = null.bench { ops = 100 }
+t.eq(plain.access, nil, "a plain run picks nothing")
+t.eq(plain.picked_sum, nil, "and reports no picks")
+t.raises(function() null.bench { ops = 1, access = "zipf:0" } end,
+  "null.bench: access 'zipf:0': zipf θ must be above 0 and at most 10", "zipf θ out of range")
+t.raises(function() null.bench { ops = 1, objects = 0 } end, "objects must be between 1 and", "no objects")
 -- arrivals, think time, ops in flight, the steady-state window, early ends (counts only)
 local poisson = null.bench { threads = 16, rate = 500, seconds = 1, delay = 0.001, arrivals = "poisson", arrivals_seed = 3 }
 t.eq(poisson.arrivals, "poisson", "the result names the arrivals")
