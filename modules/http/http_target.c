@@ -1013,6 +1013,16 @@ static int setup_multi(struct cm_http_target *bench, char *error, size_t error_s
     return 0;
 }
 
+/* The phase's generators: object picks, and a mix's kinds on their own so that a seed
+ * repeats the kinds whatever the picks drew. A given seed repeats both; else a fresh one. */
+static void seed_generators(struct cm_http_target *bench,
+                            const struct cm_http_target_options *options)
+{
+    bench->rng = options->seed ? options->seed : options->run_id ^ cm_rados_new_run_id();
+    uint64_t kinds_seed = bench->rng ^ 0x9e3779b97f4a7c15ULL;
+    bench->mix_rng = cm_splitmix64(&kinds_seed);
+}
+
 int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *client,
                         const struct cm_http_target_options *options, char *error,
                         size_t error_size)
@@ -1071,10 +1081,7 @@ int cm_http_target_init(struct cm_http_target *bench, struct cm_http_client *cli
     bench->headers = copy_headers(client, options->op == CM_HTTP_PUT);
     if (!bench->ttfb || (!bench->headers && client->headers))
         goto oom;
-    /* a given seed repeats the phase's picks and kinds; else a fresh one per phase */
-    bench->rng = options->seed ? options->seed : options->run_id ^ cm_rados_new_run_id();
-    uint64_t kinds_seed = bench->rng ^ 0x9e3779b97f4a7c15ULL;
-    bench->mix_rng = cm_splitmix64(&kinds_seed);
+    seed_generators(bench, options);
 
     char why[256];
     bool native_ok = cm_http_wire_supported(client, why, sizeof why);
