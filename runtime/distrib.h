@@ -57,8 +57,11 @@ struct cm_access {
     /* pareto: rank = n * u^power, from the hot end */
     double power;
     bool hot_high; /* pareto with h > 0.5: the hot end is the high ranks, flipped */
-    /* hotspot */
-    uint64_t hot_count, hot_threshold;
+    /* hotspot: a draw below the threshold is hot, and scales to a rank by hot_mul and
+     * hot_shift; one above it is cold, and scales by cold_mul and cold_shift */
+    uint64_t hot_count, hot_threshold, hot_mul, cold_mul;
+    uint8_t hot_shift, cold_shift;
+    bool one_draw;
 };
 
 /* Prepares a chooser over `objects` (>= 1) objects; the seed fixes the scatter. Returns 0
@@ -74,6 +77,30 @@ uint64_t cm_access_pick(const struct cm_access *access, uint64_t *rng);
  * tests check frequencies by rank against the distribution's own probabilities. */
 uint64_t cm_access_pick_rank(const struct cm_access *access, uint64_t *rng);
 uint64_t cm_access_rank_object(const struct cm_access *access, uint64_t rank);
+
+/* A stream of picks from one chooser, with a generator of its own, computed
+ * CM_ACCESS_BATCH at a time. The steps of one pick depend on each other (the draw, the
+ * table entry it selects, the proposal, the scatter), the picks of a batch do not, so the
+ * processor overlaps them: a zipf pick costs a third of a lone one (docs/performance.md).
+ * The sequence is the one cm_access_pick gives from the same generator state. */
+#define CM_ACCESS_BATCH 16
+struct cm_access_stream {
+    const struct cm_access *access;
+    uint64_t rng;
+    unsigned next, count;
+    uint64_t picks[CM_ACCESS_BATCH];
+};
+
+void cm_access_stream_init(struct cm_access_stream *stream, const struct cm_access *access,
+                           uint64_t rng);
+void cm_access_stream_fill(struct cm_access_stream *stream);
+
+static inline uint64_t cm_access_next(struct cm_access_stream *stream)
+{
+    if (stream->next == stream->count)
+        cm_access_stream_fill(stream);
+    return stream->picks[stream->next++];
+}
 
 /* The probability of rank r (exact up to rounding), for tests. */
 double cm_access_rank_probability(const struct cm_access *access, uint64_t rank);

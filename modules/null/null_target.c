@@ -18,7 +18,8 @@ struct cm_null_target {
     struct pending *heap;
     size_t heap_len, heap_cap;
     struct cm_access access;
-    uint64_t access_rng, picked;
+    struct cm_access_stream picks;
+    uint64_t picked;
 };
 
 static void heap_push(struct cm_null_target *t, uint64_t due, struct cm_op *op)
@@ -69,7 +70,7 @@ static int null_submit(void *self, struct cm_op *op)
         op->length = op->kind <= CM_OP_WRITE ? t->config.block_size : 0;
     }
     if (t->config.pick)
-        t->picked += cm_access_pick(&t->access, &t->access_rng);
+        t->picked += cm_access_next(&t->picks);
     uint64_t delay = t->config.delay_ns;
     if (t->config.delay_max_ns > delay)
         delay += cm_splitmix64(&t->rng) % (t->config.delay_max_ns - delay + 1);
@@ -115,7 +116,7 @@ struct cm_null_target *cm_null_target_new(const struct cm_null_config *config, u
     t->heap_cap = depth;
     t->heap = calloc(depth ? depth : 1, sizeof *t->heap);
     uint64_t seed = config->seed ^ 0x6a09e667f3bcc909ULL;
-    t->access_rng = cm_splitmix64(&seed);
+    cm_access_stream_init(&t->picks, &t->access, cm_splitmix64(&seed));
     if (!t->heap || (config->pick && cm_access_init(&t->access, &config->access, config->objects,
                                                     cm_splitmix64(&seed)) < 0)) {
         free(t->heap);

@@ -184,6 +184,71 @@ static void test_zipf_large(const char *text, double theta)
     cm_access_fini(&a);
 }
 
+/* Pareto over 10^7 objects (its ranks come from blocks too, with the ratio's lines of
+ * either curvature): geometric bins of ranks against fio's CDF, computed here directly. */
+static void test_pareto_large(const char *text, double h)
+{
+    const uint64_t n = 10000000;
+    struct cm_access a = make_access(text, n, 3);
+    CHECK(a.n_entries < 1024);
+    enum { BINS = 64 };
+    uint64_t edges[BINS + 1], observed[BINS] = {0};
+    double expected[BINS] = {0};
+    size_t bins = 0;
+    edges[0] = 0;
+    for (uint64_t edge = 1; edge < n && bins < BINS - 1;) {
+        edges[++bins] = edge;
+        edge = edge < 16 ? edge + 1 : edge + edge / 2;
+    }
+    edges[++bins] = n;
+    double alpha = log(1 - h) / log(h); /* P(rank < x) = (x / n)^α from the hot end */
+    for (size_t b = 0; b < bins; b++) {
+        double lo = (double)edges[b] / (double)n, hi = (double)edges[b + 1] / (double)n;
+        expected[b] =
+            h < 0.5 ? pow(hi, alpha) - pow(lo, alpha) : pow(1 - lo, alpha) - pow(1 - hi, alpha);
+    }
+    const uint64_t draws = 3000000;
+    uint64_t rng = 13;
+    for (uint64_t i = 0; i < draws; i++) {
+        uint64_t rank = cm_access_pick_rank(&a, &rng);
+        size_t b = 0;
+        while (b + 1 < bins && rank >= edges[b + 1])
+            b++;
+        observed[b]++;
+    }
+    for (size_t b = 0; b < bins; b++)
+        expected[b] *= (double)draws;
+    double chi = chi_square(observed, expected, bins);
+    CHECK_MSG(chi < chi_square_bound(bins), "%s over 10^7: chi-square %.1f over %zu dof", text, chi,
+              bins - 1);
+    cm_access_fini(&a);
+}
+
+/* The batched stream gives cm_access_pick's sequence, for every kind and for a hotspot
+ * whose scales do not fit (three draws a pick). */
+static void test_stream_matches_pick(void)
+{
+    const char *specs[] = {"uniform",    "zipf:0.99",     "pareto:0.2",
+                           "pareto:0.6", "hotspot:10/90", "hotspot:99/100"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        struct cm_access a = make_access(specs[i], 1000, 77);
+        struct cm_access_stream stream;
+        uint64_t rng = 123, differ = 0;
+        cm_access_stream_init(&stream, &a, rng);
+        for (int k = 0; k < 10000; k++)
+            differ += cm_access_next(&stream) != cm_access_pick(&a, &rng);
+        CHECK_MSG(differ == 0, "%s: %llu of 10000 stream picks differ", specs[i],
+                  (unsigned long long)differ);
+        cm_access_fini(&a);
+    }
+    struct cm_access all_hot = make_access("hotspot:99/100", 1000, 1);
+    CHECK(!all_hot.one_draw); /* a cold share of 0: the three-draw path */
+    cm_access_fini(&all_hot);
+    struct cm_access one = make_access("hotspot:10/90", 1000, 1);
+    CHECK(one.one_draw);
+    cm_access_fini(&one);
+}
+
 static void test_scatter_bijection(void)
 {
     const uint64_t sizes[] = {1, 2, 3, 7, 1000, 4096, 4097};
@@ -285,12 +350,15 @@ static void test_hotspot_edges(void)
 
 static void test_memory_flat(void)
 {
-    struct cm_access a = make_access("zipf:0.99", (uint64_t)1 << 62, 5);
-    CHECK_MSG(a.n_entries < 1024, "%zu entries", a.n_entries);
-    uint64_t rng = 3;
-    for (int i = 0; i < 100000; i++)
-        CHECK(cm_access_pick(&a, &rng) < ((uint64_t)1 << 62));
-    cm_access_fini(&a);
+    const char *specs[] = {"zipf:0.99", "pareto:0.2", "pareto:0.8"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        struct cm_access a = make_access(specs[i], (uint64_t)1 << 62, 5);
+        CHECK_MSG(a.n_entries < 1024, "%s: %zu entries", specs[i], a.n_entries);
+        uint64_t rng = 3;
+        for (int k = 0; k < 100000; k++)
+            CHECK(cm_access_pick(&a, &rng) < ((uint64_t)1 << 62));
+        cm_access_fini(&a);
+    }
 }
 
 /* ---- sizes ---------------------------------------------------------------------------------- */
@@ -376,11 +444,16 @@ int main(void)
     test_small("zipf:3");
     test_small("pareto:0.2");
     test_small("pareto:0.8");
+    test_small("pareto:0.6");
     test_small("hotspot:10/90");
     test_small("hotspot:2.5/60");
     test_detects_wrong_distribution();
     test_zipf_large("zipf:0.99", 0.99);
     test_zipf_large("zipf:1.2", 1.2);
+    test_pareto_large("pareto:0.2", 0.2);
+    test_pareto_large("pareto:0.6", 0.6);
+    test_pareto_large("pareto:0.9", 0.9);
+    test_stream_matches_pick();
     test_scatter_bijection();
     test_reproducible();
     test_hotspot_edges();
