@@ -2,6 +2,7 @@
 #include "sigv4.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -32,16 +33,13 @@ int cm_sigv4_init(struct cm_sigv4 *signer, const char *access_key, const char *s
     copy_field(signer->service, sizeof signer->service, service);
     snprintf(signer->scope, sizeof signer->scope, "/%s/%s/aws4_request", region, service);
     signer->amz_second = (time_t)-1;
-    signer->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
     signer->hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-    if (!signer->sha256 || !signer->hmac) {
+    if (!signer->hmac) {
         snprintf(error, error_size, "cannot sign S3 requests: libcrypto has no SHA-256 or HMAC");
         return -ENOSYS;
     }
-    signer->digest = EVP_MD_CTX_new();
     signer->derive = EVP_MAC_CTX_new(signer->hmac);
-    signer->sign = EVP_MAC_CTX_new(signer->hmac);
-    if (!signer->digest || !signer->derive || !signer->sign) {
+    if (!signer->derive) {
         snprintf(error, error_size, "out of memory for the S3 signer");
         return -ENOMEM;
     }
@@ -50,17 +48,14 @@ int cm_sigv4_init(struct cm_sigv4 *signer, const char *access_key, const char *s
 
 void cm_sigv4_fini(struct cm_sigv4 *signer)
 {
-    EVP_MAC_CTX_free(signer->sign);
     EVP_MAC_CTX_free(signer->derive);
-    EVP_MD_CTX_free(signer->digest);
     EVP_MAC_free(signer->hmac);
-    EVP_MD_free(signer->sha256);
-    signer->sign = signer->derive = NULL;
-    signer->digest = NULL;
+    signer->derive = NULL;
     signer->hmac = NULL;
-    signer->sha256 = NULL;
     explicit_bzero(signer->secret, sizeof signer->secret);
     explicit_bzero(signer->key, sizeof signer->key);
+    OPENSSL_cleanse(&signer->inner, sizeof signer->inner);
+    OPENSSL_cleanse(&signer->outer, sizeof signer->outer);
     signer->key_date[0] = '\0';
 }
 
@@ -81,6 +76,23 @@ static int hmac_keyed(EVP_MAC_CTX *context, const unsigned char *key, size_t key
     return 0;
 }
 
+/* The SHA-256 states after the signing key's inner and outer pad blocks: a request's HMAC
+ * starts from copies of them, two compressions fewer and no keying per request. */
+static int hmac_midstates(struct cm_sigv4 *signer, const unsigned char key[32])
+{
+    unsigned char pad[64];
+    memset(pad, 0x36, sizeof pad);
+    for (size_t i = 0; i < 32; i++)
+        pad[i] ^= key[i];
+    int ok = SHA256_Init(&signer->inner) == 1 && SHA256_Update(&signer->inner, pad, 64) == 1;
+    memset(pad, 0x5c, sizeof pad);
+    for (size_t i = 0; i < 32; i++)
+        pad[i] ^= key[i];
+    ok = ok && SHA256_Init(&signer->outer) == 1 && SHA256_Update(&signer->outer, pad, 64) == 1;
+    OPENSSL_cleanse(pad, sizeof pad);
+    return ok ? 0 : -EIO;
+}
+
 int cm_sigv4_use_date(struct cm_sigv4 *signer, const char *date)
 {
     if (strncmp(signer->key_date, date, 8) == 0 && signer->key_date[0])
@@ -93,11 +105,8 @@ int cm_sigv4_use_date(struct cm_sigv4 *signer, const char *date)
                         strlen(signer->secret), date, 8, chain);
     for (size_t i = 0; rc == 0 && i < sizeof steps / sizeof steps[0]; i++)
         rc = hmac_keyed(signer->derive, chain, sizeof chain, steps[i], strlen(steps[i]), chain);
-    /* the signing context keeps the key: each request then re-initialises it without one */
-    if (rc == 0) {
-        unsigned char unused[32];
-        rc = hmac_keyed(signer->sign, chain, sizeof chain, "", 0, unused);
-    }
+    if (rc == 0)
+        rc = hmac_midstates(signer, chain);
     if (rc < 0) {
         signer->key_date[0] = '\0';
         explicit_bzero(chain, sizeof chain);
@@ -161,10 +170,9 @@ int cm_sigv4_signature(struct cm_sigv4 *signer, const char *amz_date, const char
     if (strlen(amz_date) != 16 || cm_sigv4_use_date(signer, amz_date) < 0)
         return -EIO;
     unsigned char digest[32];
-    unsigned int digest_len = 0;
-    if (EVP_DigestInit_ex(signer->digest, signer->sha256, NULL) != 1 ||
-        EVP_DigestUpdate(signer->digest, canonical, canonical_len) != 1 ||
-        EVP_DigestFinal_ex(signer->digest, digest, &digest_len) != 1 || digest_len != 32)
+    SHA256_CTX hash;
+    if (SHA256_Init(&hash) != 1 || SHA256_Update(&hash, canonical, canonical_len) != 1 ||
+        SHA256_Final(digest, &hash) != 1)
         return -EIO;
     /* the string to sign: algorithm, time, scope, hash of the canonical request */
     char to_sign[64 + 17 + 9 + sizeof signer->region + sizeof signer->service + 16 + 65];
@@ -180,11 +188,13 @@ int cm_sigv4_signature(struct cm_sigv4 *signer, const char *amz_date, const char
     put(&text, digest_hex, 64);
     if (text.overflow)
         return -EIO;
-    unsigned char mac[32];
-    size_t mac_len = 0;
-    if (EVP_MAC_init(signer->sign, NULL, 0, NULL) != 1 ||
-        EVP_MAC_update(signer->sign, (const unsigned char *)to_sign, text.used) != 1 ||
-        EVP_MAC_final(signer->sign, mac, &mac_len, sizeof mac) != 1 || mac_len != 32)
+    /* HMAC = H(key ^ opad || H(key ^ ipad || to_sign)), from the pads' kept states */
+    unsigned char inner[32], mac[32];
+    hash = signer->inner;
+    if (SHA256_Update(&hash, to_sign, text.used) != 1 || SHA256_Final(inner, &hash) != 1)
+        return -EIO;
+    hash = signer->outer;
+    if (SHA256_Update(&hash, inner, sizeof inner) != 1 || SHA256_Final(mac, &hash) != 1)
         return -EIO;
     hex(mac, sizeof mac, signature);
     return 0;

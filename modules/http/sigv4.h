@@ -1,12 +1,13 @@
 /* AWS Signature Version 4 for the native HTTP transport (http_wire.c): the signing key of a
  * (date, region, service), derived once per day and kept, and the Authorization header of
- * one request, from HMAC-SHA256 and SHA-256 of OpenSSL's libcrypto. Every context is made
- * once per signer, so signing a request allocates nothing: one SHA-256 of the canonical
- * request and one HMAC of the string to sign. Pure C, no Lua.
+ * one request, from HMAC-SHA256 and SHA-256 of OpenSSL's libcrypto. The key's HMAC pad
+ * states are computed once per day, so signing a request allocates nothing and keys
+ * nothing: one SHA-256 of the canonical request and one HMAC of the string to sign, from
+ * copies of the kept states. Pure C, no Lua.
  *
- * A signer has mutable state (its digest contexts, the cached key and date): one per loop
- * thread. The secret lives only in the struct and in OpenSSL's contexts, and is wiped by
- * cm_sigv4_fini. */
+ * A signer has mutable state (its derivation context, the cached key, its pad states and
+ * the date): one per loop thread. The secret lives only in the struct and in OpenSSL's
+ * derivation context, and is wiped by cm_sigv4_fini. */
 #ifndef CEPHMARK_SIGV4_H
 #define CEPHMARK_SIGV4_H
 
@@ -15,12 +16,17 @@
 #include <stdint.h>
 #include <time.h>
 
+/* The SHA-256 block functions (SHA256_Init/Update/Final, a plain state struct that copies
+ * with `=`): deprecated in OpenSSL 3 for new code, kept through 3.x, and what makes a
+ * signature cost 0.2 µs where EVP's per-call provider dispatch and context keying cost 0.6
+ * (docs/performance.md, "S3 over the native transport"). */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
+
 /* x-amz-content-sha256 of a request whose body is not hashed into the signature */
 #define CM_SIGV4_UNSIGNED_PAYLOAD "UNSIGNED-PAYLOAD"
 #define CM_SIGV4_KEY_MAX          256
 
-struct evp_md_st;
-struct evp_md_ctx_st;
 struct evp_mac_st;
 struct evp_mac_ctx_st;
 
@@ -39,11 +45,9 @@ struct cm_sigv4 {
     time_t amz_second;
     char amz_date[17];
 
-    struct evp_md_st *sha256;
-    struct evp_md_ctx_st *digest;
     struct evp_mac_st *hmac;
-    struct evp_mac_ctx_st *derive; /* re-keyed along the derivation chain */
-    struct evp_mac_ctx_st *sign;   /* keyed with `key` */
+    struct evp_mac_ctx_st *derive; /* re-keyed along the derivation chain, once a day */
+    SHA256_CTX inner, outer;       /* after key ^ ipad and key ^ opad: a request's HMAC */
 };
 
 /* Sets a signer up for one access key, secret, region and service ("s3"). 0, or -EINVAL

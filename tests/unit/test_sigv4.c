@@ -120,7 +120,11 @@ int main(void)
     CHECK(signer.derivations == 1);
     test_key_cache(&signer);
     cm_sigv4_fini(&signer);
-    CHECK(signer.key_date[0] == '\0' && signer.sign == NULL);
+    CHECK(signer.key_date[0] == '\0' && signer.derive == NULL);
+    /* the key's pad states are wiped with it */
+    static const SHA256_CTX wiped;
+    CHECK(memcmp(&signer.inner, &wiped, sizeof wiped) == 0 &&
+          memcmp(&signer.outer, &wiped, sizeof wiped) == 0);
     /* a field too long is refused with a sentence, never the secret */
     char long_region[100];
     memset(long_region, 'r', sizeof long_region - 1);
