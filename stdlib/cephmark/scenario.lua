@@ -1554,6 +1554,26 @@ function Run:start_agents()
     agents = agents.spec, control_pool = agents.control_pool, script = self.context.script,
     params = self.scenario.params:as_params_file(self.values), wait = agents.wait,
   })
+  self:check_script_attributes()
+end
+
+-- Every "{agent.KEY}" written in the scenario's text must be an attribute of every chosen
+-- agent: checked when the run starts, before any pool or phase (a reference built while
+-- the run goes is checked at its phase, Run:agent_phase).
+function Run:check_script_attributes()
+  local script = self.context.script
+  local text = script and sys.read_file(script)
+  if not text then return end
+  local needed = agent_targets.needed(text)
+  for _, agent in ipairs(self.coordinator.agents) do
+    local attrs = self:agent_attributes(agent)
+    for _, key in ipairs(needed) do
+      if attrs[key] == nil then
+        sys.fail(string.format("agent %s has no attribute '%s', which %s names as {agent.%s}; start it with "
+          .. "`cephmark agent --attr %s=VALUE`", agent, key, script, key, key))
+      end
+    end
+  end
 end
 
 -- The agents chosen for the run that are still in it, in the run's order.
@@ -1765,10 +1785,8 @@ function Run:distributed_bench(description, op, bench)
   for _, e in ipairs(result.excluded) do say(string.format("  agent %-12s EXCLUDED: %s", e.agent, e.reason)) end
   say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms",
     result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000))
-  if description.kind == "swift" or description.kind == "s3" then
-    result.by_endpoint = self:by_endpoint(result, phase)
-    result.by_op = result.by_op or sum_by_op(result)
-  end
+  if description.kind == "swift" or description.kind == "s3" then result.by_endpoint = self:by_endpoint(result, phase) end
+  result.by_op = result.by_op or sum_by_op(result)
   for _, r in pairs(result.agents) do r.by_op = nil end
   if description.kind == "pool" and op == "write" and not self:pool_entry_by_name(description.pool) then
     self:warn("objects written by agents to a pool this run did not create stay until a cleanup phase removes them")

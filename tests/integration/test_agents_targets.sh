@@ -71,7 +71,7 @@ return cm.scenario {
     local disk, socket, null = require "cephmark.disk", require "cephmark.socket", require "cephmark.null"
     if p.case == "function" then s:phase("custom", function() return 1 end) end
     if p.case == "table" then s:phase("custom", { bench = function() return {} end }) end
-    if p.case == "noattr" then s:phase("write", disk, { path = "{agent.disk}/x.dat", bytes = "64K" }) end
+    if p.case == "noattr" then s:phase("write", disk, { path = "{agent." .. "nvme}/x.dat", bytes = "64K" }) end
     if p.case == "samepath" then s:phase("write", disk, { path = "$work/same.dat", bytes = "64K" }) end
     local pool = s:pool("op")
     assert(rbd.create(pool, "vol", { size = "16M" }))
@@ -148,8 +148,12 @@ run_cli 2 run "$work/kinds.lua" -p case=function --agents a1,a2 --control-pool "
 expect_stderr_line "cephmark: $work/kinds.lua:10: s:phase('custom'): a custom function phase cannot run on agents (--agents): its function lives in this process; give the phase a target the agents open (a pool, an rbd image, a Swift or S3 connection, the disk, socket or null module), or run without --agents"
 run_cli 2 run "$work/kinds.lua" -p case=table --agents a1,a2 --control-pool "$control" -o "$work/t"
 expect_stderr_line "cephmark: $work/kinds.lua:11: s:phase('custom'): a phase on this target cannot run on agents (--agents): the agents can open only a pool, an rbd image, a Swift or S3 connection, the disk, socket or null module; run it without --agents"
-run_cli 2 run "$work/kinds.lua" -p case=noattr --agents a1,a3 --control-pool "$control" -o "$work/n"
-expect_stderr_line "cephmark: $work/kinds.lua:12: s:phase('write'): agent a3 has no attribute 'disk', which the phase names as {agent.disk}; start it with \`cephmark agent --attr disk=VALUE\`"
+run_cli 2 run "$work/kinds.lua" -p case=noattr --agents a1,a2 --control-pool "$control" -o "$work/n"
+expect_stderr_line "cephmark: $work/kinds.lua:12: s:phase('write'): agent a1 has no attribute 'nvme', which the phase names as {agent.nvme}; start it with \`cephmark agent --attr nvme=VALUE\`"
+# an attribute written in the script's text is checked when the run starts, before any phase
+run_cli 2 run "$work/kinds.lua" --agents a1,a3 --control-pool "$control" -o "$work/n3"
+expect_stderr_line "cephmark: agent a3 has no attribute 'disk', which $work/kinds.lua names as {agent.disk}; start it with \`cephmark agent --attr disk=VALUE\`"
+check [ -z "$(grep "^\[1\]" "$out_file")" ] || fail "a phase started before the attribute check: $(head -5 "$out_file")"
 run_cli 2 run "$work/kinds.lua" -p case=samepath --agents a1,a2 --control-pool "$control" -o "$work/sp"
 expect_stderr_line "cephmark: $work/kinds.lua:13: s:phase('write'): agents a1 and a2 run on the same host ($(hostname)) and would both use the disk path $work/same.dat; give each its own (a path with {agent.name}, or --attr per agent)"
 check [ "$(agent_phases)" = "$before" ] || fail "an agent ran or prepared a refused phase: $(tail -2 "$work/a1.log")"
