@@ -72,6 +72,11 @@ return cm.scenario {
     if p.case == "function" then s:phase("custom", function() return 1 end) end
     if p.case == "table" then s:phase("custom", { bench = function() return {} end }) end
     if p.case == "noattr" then s:phase("write", disk, { path = "{agent." .. "nvme}/x.dat", bytes = "64K" }) end
+    if p.case == "notready" then
+      s:phase("write", disk, { io_type = "write", path = "{agent.disk}/sub/f.dat", bytes = "64K", block_size = "64K",
+        direct = false })
+      return
+    end
     if p.case == "samepath" then s:phase("write", disk, { path = "$work/same.dat", bytes = "64K" }) end
     local pool = s:pool("op")
     assert(rbd.create(pool, "vol", { size = "16M" }))
@@ -99,6 +104,7 @@ return cm.scenario {
 }
 LUA
 
+line() { grep -n "p.case == \"$1\"" "$work/kinds.lua" | cut -d: -f1; } # the line of a case's phase
 agent_phases() { cat "$work"/a?.log | grep -c " phase "; }
 
 # --- every kind on agents a1 and a2 --------------------------------------------------------
@@ -145,19 +151,29 @@ check [ "$(rbd ls "$op_pool" | tr '\n' ' ')" = "opimg-a1 " ] || fail "images aft
 # --- refused before the phase starts and before any agent does anything -----------------------
 before=$(agent_phases)
 run_cli 2 run "$work/kinds.lua" -p case=function --agents a1,a2 --control-pool "$control" -o "$work/f"
-expect_stderr_line "cephmark: $work/kinds.lua:10: s:phase('custom'): a custom function phase cannot run on agents (--agents): its function lives in this process; give the phase a target the agents open (a pool, an rbd image, a Swift or S3 connection, the disk, socket or null module), or run without --agents"
+expect_stderr_line "cephmark: $work/kinds.lua:$(line function): s:phase('custom'): a custom function phase cannot run on agents (--agents): its function lives in this process; give the phase a target the agents open (a pool, an rbd image, a Swift or S3 connection, the disk, socket or null module), or run without --agents"
 run_cli 2 run "$work/kinds.lua" -p case=table --agents a1,a2 --control-pool "$control" -o "$work/t"
-expect_stderr_line "cephmark: $work/kinds.lua:11: s:phase('custom'): a phase on this target cannot run on agents (--agents): the agents can open only a pool, an rbd image, a Swift or S3 connection, the disk, socket or null module; run it without --agents"
+expect_stderr_line "cephmark: $work/kinds.lua:$(line table): s:phase('custom'): a phase on this target cannot run on agents (--agents): the agents can open only a pool, an rbd image, a Swift or S3 connection, the disk, socket or null module; run it without --agents"
 run_cli 2 run "$work/kinds.lua" -p case=noattr --agents a1,a2 --control-pool "$control" -o "$work/n"
-expect_stderr_line "cephmark: $work/kinds.lua:12: s:phase('write'): agent a1 has no attribute 'nvme', which the phase names as {agent.nvme}; start it with \`cephmark agent --attr nvme=VALUE\`"
+expect_stderr_line "cephmark: $work/kinds.lua:$(line noattr): s:phase('write'): agent a1 has no attribute 'nvme', which the phase names as {agent.nvme}; start it with \`cephmark agent --attr nvme=VALUE\`"
 # an attribute written in the script's text is checked when the run starts, before any phase
 run_cli 2 run "$work/kinds.lua" --agents a1,a3 --control-pool "$control" -o "$work/n3"
 expect_stderr_line "cephmark: agent a3 has no attribute 'disk', which $work/kinds.lua names as {agent.disk}; start it with \`cephmark agent --attr disk=VALUE\`"
 check [ -z "$(grep "^\[1\]" "$out_file")" ] || fail "a phase started before the attribute check: $(head -5 "$out_file")"
 run_cli 2 run "$work/kinds.lua" -p case=samepath --agents a1,a2 --control-pool "$control" -o "$work/sp"
-expect_stderr_line "cephmark: $work/kinds.lua:13: s:phase('write'): agents a1 and a2 run on the same host ($(hostname)) and would both use the disk path $work/same.dat; give each its own (a path with {agent.name}, or --attr per agent)"
+expect_stderr_line "cephmark: $work/kinds.lua:$(line samepath): s:phase('write'): agents a1 and a2 run on the same host ($(hostname)) and would both use the disk path $work/same.dat; give each its own (a path with {agent.name}, or --attr per agent)"
 check [ "$(agent_phases)" = "$before" ] || fail "an agent ran or prepared a refused phase: $(tail -2 "$work/a1.log")"
 check [ ! -e "$work/same.dat" ] || fail "the refused disk phase wrote its file"
+
+# --- a target one agent cannot open: that agent is excluded with the reason, the other runs ---
+mkdir -p "$work/a2/sub"
+run_cli 0 run "$work/kinds.lua" -p case=notready --agents a1,a2 --control-pool "$control" -o "$work/nr"
+expect_stderr "^agents: a1 excluded from phase 1: not ready: no folder $work/a1/sub on this host for $work/a1/sub/f.dat$"
+check_results "$work/nr" "ph['write']['result']['ops'] == agent_sum('write') == 1" \
+  "sorted(ph['write']['result']['agents']) == ['a2']" \
+  "ph['write']['result']['excluded'] == [{'agent': 'a1', 'reason': 'not ready: no folder $work/a1/sub on this host for $work/a1/sub/f.dat'}]" \
+  "ph['write']['result']['incomplete'] is True"
+check [ -s "$work/a2/sub/f.dat" ] || fail "a2 did not write its file"
 
 # the attributes travel in the registration
 check rados -p "$control" getomapval agents a1 "$work/a1.json" >/dev/null
