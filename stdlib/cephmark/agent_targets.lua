@@ -26,8 +26,8 @@ function M.parse_attr(text)
   local key, value = tostring(text):match("^([^=]*)=(.*)$")
   if not key then return nil, string.format("--attr expects key=value, got '%s'", tostring(text)) end
   if not key:match(M.KEY_PATTERN) or #key > 64 then
-    return nil, string.format("--attr: the key must be a letter or '_' then letters, digits or '_' (at most 64), got '%s'",
-      key)
+    return nil, string.format(
+      "--attr: the key must be a letter or '_' then letters, digits or '_' (at most 64), got '%s'", key)
   end
   if builtin[key] then
     return nil, string.format("--attr: '%s' is every agent's own (its name and host); choose another key", key)
@@ -84,7 +84,9 @@ function M.resolve(value, attrs)
       return tostring(attrs[key])
     end)
     out = out:gsub("{agent}", function() return tostring(attrs.name) end)
-    if missing then error(string.format("no attribute '%s' (start the agent with --attr %s=VALUE)", missing, missing), 0) end
+    if missing then
+      error(string.format("no attribute '%s' (start the agent with --attr %s=VALUE)", missing, missing), 0)
+    end
     return out
   elseif type(value) == "table" then
     local out = {}
@@ -207,15 +209,19 @@ function M.open(cluster, description, options, cache)
       connect.access_key)
     return cached(key, function()
       local conn, err = require("cephmark." .. kind).connect(connect)
-      if not conn then return nil, string.format("cannot connect to %s: %s", tostring(connect.auth_url or connect.endpoint),
-        tostring(err)) end
+      if not conn then
+        return nil, string.format("cannot connect to %s: %s", tostring(connect.auth_url or connect.endpoint),
+          tostring(err))
+      end
       return conn
     end)
   elseif kind == "disk" then
     local path = options.path
     if type(path) ~= "string" or path == "" then return nil, "a disk phase needs path =" end
     local dir = sys.stat(folder(path))
-    if not dir or dir.type ~= "dir" then return nil, string.format("no folder %s on this host for %s", folder(path), path) end
+    if not dir or dir.type ~= "dir" then
+      return nil, string.format("no folder %s on this host for %s", folder(path), path)
+    end
     return require "cephmark.disk"
   elseif kind == "socket" then
     local host, port = options.host, tonumber(options.port) or 5301

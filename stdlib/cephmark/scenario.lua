@@ -1262,9 +1262,11 @@ local target_kinds = {
     choices = "read, write, randread, randwrite, readwrite or randrw (fio's rw=)",
     say = 'io_type = "write" (and pattern = "rand")', describe = tostring, agent_options = { "per_agent" } },
   swift = { arg = "swift", noun = "a Swift phase", keys = { "op" }, names = object_ops,
-    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true, agent_options = { "endpoint" } },
+    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true,
+    agent_options = { "endpoint" } },
   s3 = { arg = "s3", noun = "an S3 phase", keys = { "op" }, names = object_ops,
-    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true, agent_options = { "endpoint" } },
+    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true,
+    agent_options = { "endpoint" } },
   disk = { arg = "disk", noun = "a disk phase", keys = { "io_type", "pattern" }, names = io_words(false),
     choices = "read, write, randread or randwrite (fio's rw=)", say = 'io_type = "write" (and pattern = "rand")' },
   socket = { arg = "socket", noun = "a socket phase", keys = { "mode", "direction" },
@@ -1422,7 +1424,7 @@ function Run:phase(name, target, options)
   if kind.objects then self:default_from(name, target, bench, site) end
   -- with --agents every phase runs on the agents: checked, and each agent's image made,
   -- here, before the phase's header and before any agent is asked anything
-  local agent_spec = self:agent_phase(name, kind, target, op, bench, options, site)
+  local agent_spec = self:agent_phase(name, kind, target, bench, options, site)
   self.next_on_cluster = kind.name == "pool" or kind.name == "image" or kind.name == "swift" or kind.name == "s3"
   local result = self:run_phase(name, op or name, pool_label, options, function(on_second)
     if agent_spec then
@@ -1594,10 +1596,12 @@ end
 -- With --agents: the phase's checks and its description for the agents, or nil without
 -- --agents. Refuses (one line, exit 2) a target the agents cannot open, an attribute an
 -- agent lacks, two agents of one host on one disk path; makes each agent's own rbd image.
-function Run:agent_phase(name, kind, target, op, bench, options, site)
+function Run:agent_phase(name, kind, target, bench, options, site)
   local function refuse(message) fail_at(site, string.format("s:phase('%s'): %s", name, message)) end
   if options.per_agent ~= nil then
-    if kind.name ~= "image" then refuse("per_agent is for rbd image phases (each agent's own image, or a shared one)") end
+    if kind.name ~= "image" then
+      refuse("per_agent is for rbd image phases (each agent's own image, or a shared one)")
+    end
     local bad = agent_targets.check_per_agent(options.per_agent)
     if bad then refuse(bad) end
   end
@@ -1638,7 +1642,9 @@ function Run:agent_phase(name, kind, target, op, bench, options, site)
     end
   end
   if kind.name == "disk" then self:check_agent_disks(agents, bench, refuse) end
-  if kind.name == "image" and not description.shared then self:make_agent_images(agents, target, description, refuse) end
+  if kind.name == "image" and not description.shared then
+    self:make_agent_images(agents, target, description, refuse)
+  end
   return description
 end
 
@@ -1652,8 +1658,8 @@ function Run:check_agent_disks(agents, bench, refuse)
       local key = tostring(attrs.host) .. "\0" .. path
       if seen[key] then
         refuse(string.format("agents %s and %s run on the same host (%s) and would both use the disk path %s; "
-          .. "give each its own (a path with {agent.name}, or --attr per agent)", seen[key], agent, tostring(attrs.host),
-          path))
+          .. "give each its own (a path with {agent.name}, or --attr per agent)", seen[key], agent,
+          tostring(attrs.host), path))
       end
       seen[key] = agent
     end
@@ -1785,7 +1791,9 @@ function Run:distributed_bench(description, op, bench)
   for _, e in ipairs(result.excluded) do say(string.format("  agent %-12s EXCLUDED: %s", e.agent, e.reason)) end
   say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms",
     result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000))
-  if description.kind == "swift" or description.kind == "s3" then result.by_endpoint = self:by_endpoint(result, phase) end
+  if description.kind == "swift" or description.kind == "s3" then
+    result.by_endpoint = self:by_endpoint(result, phase)
+  end
   result.by_op = result.by_op or sum_by_op(result)
   for _, r in pairs(result.agents) do r.by_op = nil end
   if description.kind == "pool" and op == "write" and not self:pool_entry_by_name(description.pool) then

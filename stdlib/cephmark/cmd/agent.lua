@@ -5,9 +5,9 @@
 -- Swift or S3 connection, a disk's folder or a network peer, agent_targets.lua), starts the
 -- phase when the "go" notify arrives, stops it on "stop", and writes its result and latency
 -- histogram back as RADOS objects. Its --attr key=value attributes travel in its
--- registration; a scenario names them as "{agent.KEY}". Runs until SIGINT, then deregisters (a killed agent's registration
--- stops heartbeating and expires). See distributed.lua for
--- the protocol and docs/distributed.md for operating it. With --monitor it is a host
+-- registration; a scenario names them as "{agent.KEY}". Runs until SIGINT, then
+-- deregisters (a killed agent's registration stops heartbeating and expires). See
+-- distributed.lua for the protocol and docs/distributed.md for operating it. With --monitor it is a host
 -- monitor instead (monitor.lua): it runs no phases, it reads this host's daemons, disks and
 -- network at each phase's start and end for `cephmark run --monitors`.
 
@@ -153,10 +153,12 @@ function Agent:prepare_phase(body)
   local kind = description.kind
   if body.op ~= nil and kind ~= "image" and kind ~= "disk" and kind ~= "socket" then options.op = body.op end
   if kind == "swift" or kind == "s3" then self:object_options(target, options) end
-  return { phase = body.phase, op = body.op, kind = kind, target = target, options = options,
-    endpoint = description.use_endpoint and (agent_targets.origin(description.use_endpoint) or description.use_endpoint) or agent_targets.origin(description.auth_url or description.endpoint),
-    image = kind == "image" and (description.pool .. "/" .. description.image) or nil,
-    what = kind == "pool" and description.pool or kind == "image" and (description.pool .. "/" .. description.image) or kind }
+  local used = description.use_endpoint
+  local endpoint = used and (agent_targets.origin(used) or used) or
+    agent_targets.origin(description.auth_url or description.endpoint)
+  local image = kind == "image" and (description.pool .. "/" .. description.image) or nil
+  return { phase = body.phase, op = body.op, kind = kind, target = target, options = options, endpoint = endpoint,
+    image = image, what = kind == "pool" and description.pool or image or kind }
 end
 
 -- Runs the prepared phase; between seconds it heartbeats and answers messages (a stop for
