@@ -72,6 +72,8 @@ function Agent:on_hello(message, body)
     log("run %s refused: %s", tostring(body.run), why)
     return self:reply(message, { ok = false, error = why })
   end
+  -- what a run whose coordinator never said "done" (it died) left open or made here
+  if self.run then self:end_run() end
   self.run = body.run
   self.scenario = scenario
   self.targets, self.puts, self.made = {}, {}, {}
