@@ -426,7 +426,8 @@ function Coordinator:fetch(phase, agent)
 end
 
 -- run_phase(spec) -> merged bench result with .agents (per agent), .excluded, .skew.
--- spec = {pool = name, op = "write"|..., options = {threads=, seconds=, ...}}
+-- spec = {pool = name, op = "write"|..., options = {threads=, seconds=, ...}, target = the
+-- target's description (agent_targets.lua; pool phases may give only pool)}
 function Coordinator:run_phase(spec)
   self.phases = self.phases + 1
   local phase = self.phases
@@ -441,9 +442,9 @@ function Coordinator:run_phase(spec)
     end
   end
 
-  -- barrier 1: every agent opens the pool and is ready
+  -- barrier 1: every agent opens the phase's target and is ready
   local replies = M.notify(self.pool, { type = "prepare", run = self.run, phase = phase, agents = agents,
-    pool = spec.pool, op = spec.op, options = spec.options }, M.NOTIFY_TIMEOUT)
+    pool = spec.pool, target = spec.target, op = spec.op, options = spec.options }, M.NOTIFY_TIMEOUT)
   for _, name in ipairs(agents) do
     local reply = replies[name]
     if not reply then
@@ -549,7 +550,7 @@ function Coordinator:run_phase(spec)
     if r then
       merged.agents[name] = { ops = r.ops, bytes = r.bytes, errors = r.errors, elapsed = r.elapsed,
         bandwidth_mib = r.bandwidth_mib, iops = r.iops, lat = r.lat, started_at = starts[name],
-        prefix = r.prefix, interrupted = r.interrupted }
+        prefix = r.prefix, interrupted = r.interrupted, endpoint = r.endpoint, image = r.image, by_op = r.by_op }
     end
   end
   merged.excluded = excluded
