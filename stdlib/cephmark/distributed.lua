@@ -15,6 +15,7 @@
 --                               version}}
 --   run.<run>.p<N>.<agent>.json the agent's result of phase N (summary, series, start time)
 --   run.<run>.p<N>.<agent>.hist its encoded latency histogram (runtime/hist.c format)
+--   run.<run>.p<N>.<agent>.shist its per-second latency histograms (M.pack_seconds)
 -- Messages are JSON objects with `type` and `run`; replies (notify acks) are JSON with the
 -- replying agent's name.
 
@@ -37,6 +38,50 @@ M.GO_TIMEOUT = 5.0
 function M.scenario_object(run) return "run." .. run .. ".scenario" end
 function M.result_object(run, phase, agent) return string.format("run.%s.p%d.%s.json", run, phase, agent) end
 function M.hist_object(run, phase, agent) return string.format("run.%s.p%d.%s.hist", run, phase, agent) end
+function M.second_hist_object(run, phase, agent)
+  return string.format("run.%s.p%d.%s.shist", run, phase, agent)
+end
+
+-- One phase's per-second latency histograms in one object: a header line
+-- "cephmark-seconds 1 <n>", a line of n lengths (0 for a second without completions), then
+-- the n encodings back to back. Second i's encoding starts after the lengths of 1..i-1.
+local SECONDS_MAGIC = "cephmark-seconds 1"
+function M.pack_seconds(encodings, n)
+  local lengths = {}
+  for i = 1, n do lengths[i] = encodings[i] and #encodings[i] or 0 end
+  local parts = { SECONDS_MAGIC .. " " .. n .. "\n", table.concat(lengths, " ") .. "\n" }
+  for i = 1, n do parts[#parts + 1] = encodings[i] or "" end
+  return table.concat(parts)
+end
+
+-- unpack_seconds(blob) -> iterator of (second, encoding | nil), or nil, message when the
+-- blob is not a packing of seconds (the lengths must add up to what follows them)
+function M.unpack_seconds(blob)
+  local n, after
+  if blob:sub(1, #SECONDS_MAGIC + 1) == SECONDS_MAGIC .. " " then
+    n, after = blob:match("^(%d+)\n()", #SECONDS_MAGIC + 2)
+  end
+  if not n then return nil, "not a per-second histogram object" end
+  local lengths_end = blob:find("\n", after, true)
+  if not lengths_end then return nil, "per-second histogram object truncated" end
+  local lengths, total = {}, 0
+  for length in blob:sub(after, lengths_end - 1):gmatch("%d+") do
+    lengths[#lengths + 1] = tonumber(length)
+    total = total + lengths[#lengths]
+  end
+  if #lengths ~= tonumber(n) or lengths_end + total ~= #blob then
+    return nil, "per-second histogram object inconsistent (lengths do not add up)"
+  end
+  local i, offset = 0, lengths_end + 1
+  return function()
+    i = i + 1
+    if i > #lengths then return nil end
+    local from = offset
+    offset = offset + lengths[i]
+    if lengths[i] == 0 then return i, nil end
+    return i, blob:sub(from, offset - 1)
+  end
+end
 function M.prefix(run, agent) return string.format("cephmark_%s_%s_", run, agent) end
 function M.run_name(run, agent) return string.format("cephmark_%s_%s_meta", run, agent) end
 
@@ -343,8 +388,12 @@ end
 -- Merges agents' phase results one at a time, as they arrive, so that the coordinator holds
 -- one agent's decoded result at a time (its series is what weighs: about 4 MB per agent-hour
 -- decoded): counts summed, latency from the exact merge of the histograms, the per-second
--- series summed by second, elapsed = the longest agent's.
---   local m = distributed.merger(); m:add(result, hist) ...; local merged = m:result()
+-- series summed by second, elapsed = the longest agent's. Each second's percentiles come
+-- from the agents' histograms of that second, folded into one encoding per second as each
+-- agent arrives (control.merge_encoded): the memory is one merged histogram per second,
+-- whatever the number of agents. The worst agent's p99 of each second stays beside it as
+-- p99_worst_agent.
+--   local m = distributed.merger(); m:add(result, hist, shist) ...; local merged = m:result()
 local Merger = {}
 Merger.__index = Merger
 local summed = { "ops", "bytes", "errors", "verify_failures", "started", "reads", "writes" }
@@ -352,14 +401,40 @@ local summed_per_second = { "cur_ops", "started", "finished", "ops", "bytes", "e
   "read_ops", "write_ops", "read_bytes", "write_bytes" }
 
 function M.merger()
-  return setmetatable({ histograms = {}, series = {}, total = { ops = 0, bytes = 0, errors = 0,
+  return setmetatable({ histograms = {}, series = {}, second_hists = {}, without_seconds = {},
+    total = { ops = 0, bytes = 0, errors = 0,
     verify_failures = 0, started = 0, reads = 0, writes = 0, elapsed = 0, interrupted = false,
     drained = true } }, Merger)
 end
 
--- Folds one agent's result (and its encoded histogram, if any) in; the result's series is
--- not kept.
-function Merger:add(r, hist)
+-- Folds one agent's per-second histograms (M.pack_seconds) into the merged ones. An agent
+-- whose object is missing or unreadable is named in without_seconds: the series' p99 is then
+-- the worst agent's.
+function Merger:add_seconds(r, shist)
+  local next_second, err
+  if shist then next_second, err = M.unpack_seconds(shist) end
+  if next_second then
+    local merged = self.second_hists
+    for i, encoding in next_second do
+      if encoding then
+        local folded, merge_err = control.merge_encoded(merged[i], encoding)
+        if not folded then
+          err = merge_err
+          break
+        end
+        merged[i] = folded
+      end
+    end
+  end
+  if err or not shist then
+    self.without_seconds[#self.without_seconds + 1] = string.format("%s (%s)", tostring(r.agent),
+      err or "no per-second histograms")
+  end
+end
+
+-- Folds one agent's result (its encoded histogram and per-second histograms, if any) in;
+-- the result's series is not kept.
+function Merger:add(r, hist, shist)
   local total, series = self.total, self.series
   for _, key in ipairs(summed) do total[key] = total[key] + (tonumber(r[key]) or 0) end
   total.elapsed = math.max(total.elapsed, tonumber(r.elapsed) or 0)
@@ -379,6 +454,29 @@ function Merger:add(r, hist)
     series[i] = out
   end
   if hist then self.histograms[#self.histograms + 1] = hist end
+  self:add_seconds(r, shist)
+end
+
+-- Each merged second's percentiles from its merged histogram (p50, p99, p999, max_lat), the
+-- worst agent's p99 kept as p99_worst_agent. When an agent's per-second histograms are
+-- missing, p99 stays the worst agent's and total.series_p99 says so.
+function Merger:second_percentiles()
+  local total = self.total
+  for _, s in ipairs(self.series) do s.p99_worst_agent = s.p99 end
+  if #self.without_seconds > 0 then
+    total.series_p99 = "worst agent"
+    total.series_p99_why = "no per-second histograms from " .. table.concat(self.without_seconds, ", ")
+    return
+  end
+  total.series_p99 = "merged"
+  for i, s in ipairs(self.series) do
+    local encoding = self.second_hists[i]
+    local q = encoding and control.hist_quantiles(encoding)
+    if q then
+      s.p50, s.p99, s.p999, s.max_lat, s.lat_count = q.p50, q.p99, q.p999, q.max, q.count
+    end
+  end
+  self.second_hists = {}
 end
 
 -- The spread of one per-second figure over the full seconds: stddev, max, min.
@@ -408,11 +506,13 @@ function Merger:result()
   total.bandwidth_stddev, total.bandwidth_max, total.bandwidth_min = spread(full, "cur_mib")
   total.iops_stddev, total.iops_max, total.iops_min = spread(full, "iops")
   total.lat = #self.histograms > 0 and control.merge_histograms(self.histograms) or { count = 0 }
+  self:second_percentiles()
   total.series = self.series
   return total
 end
 
--- Reads an agent's result objects for phase `phase` -> result table, histogram | nil
+-- Reads an agent's result objects for phase `phase` -> result table, histogram | nil,
+-- per-second histograms | nil
 function Coordinator:fetch(phase, agent)
   local name = M.result_object(self.run, phase, agent)
   if not self.pool:stat(name) then return nil end
@@ -420,9 +520,11 @@ function Coordinator:fetch(phase, agent)
   local result = text and decode(text)
   if not result then return nil end
   local hist = self.pool:read(M.hist_object(self.run, phase, agent))
+  local shist = self.pool:read(M.second_hist_object(self.run, phase, agent))
   self.objects[#self.objects + 1] = name
   self.objects[#self.objects + 1] = M.hist_object(self.run, phase, agent)
-  return result, hist
+  self.objects[#self.objects + 1] = M.second_hist_object(self.run, phase, agent)
+  return result, hist, shist
 end
 
 -- run_phase(spec) -> merged bench result with .agents (per agent), .excluded, .skew.
@@ -486,13 +588,13 @@ function Coordinator:run_phase(spec)
   local results_due = sys.monotonic() + math.max(0, seconds + (tonumber(options.warmup) or 0) - 1)
   local function round()
     for name in pairs(sys.monotonic() >= results_due and pending or {}) do
-      local result, hist = self:fetch(phase, name)
+      local result, hist, shist = self:fetch(phase, name)
       if result then
         pending[name] = nil
         if result.error then
           exclude(name, "failed: " .. tostring(result.error))
         else
-          merger:add(result, hist)
+          merger:add(result, hist, shist)
           merged_count = merged_count + 1
           result.series = nil -- folded into the merger: the one large part of a result
           per_agent[name] = result

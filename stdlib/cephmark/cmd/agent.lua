@@ -2,10 +2,10 @@
 -- pool (an omap entry with host, pid, version and a heartbeat every second), watches the
 -- control object, and serves the coordinator's messages: acknowledges the published
 -- scenario, opens the pool of each phase (the prepare barrier), starts the phase when the
--- "go" notify arrives, stops it on "stop", and writes its result and latency histogram back
--- as RADOS objects. Runs until SIGINT, then deregisters (a killed agent's registration
--- stops heartbeating and expires). See distributed.lua for
--- the protocol and docs/distributed.md for operating it. With --monitor it is a host
+-- "go" notify arrives, stops it on "stop", and writes its result, its latency histogram and
+-- its per-second latency histograms back as RADOS objects. Runs until SIGINT, then
+-- deregisters (a killed agent's registration stops heartbeating and expires). See
+-- distributed.lua for the protocol and docs/distributed.md for operating it. With --monitor it is a host
 -- monitor instead (monitor.lua): it runs no phases, it reads this host's daemons, disks and
 -- network at each phase's start and end for `cephmark run --monitors`.
 
@@ -98,7 +98,12 @@ function Agent:run_phase(phase)
   options.prefix = distributed.prefix(self.run, self.name)
   options.run_name = distributed.run_name(self.run, self.name)
   local stop = false
-  options.on_second = function()
+  -- each second's latency histogram, kept encoded for the coordinator's per-second merge
+  local second_hists, seconds = {}, 0
+  options.second_histograms = true
+  options.on_second = function(second)
+    seconds = seconds + 1
+    second_hists[seconds] = second.hist
     if self:heartbeat_due() then self:register() end
     while true do
       local message = self:next_message(0)
@@ -133,6 +138,9 @@ function Agent:run_phase(phase)
   if hist then
     local written, err = self.pool:write_full(distributed.hist_object(self.run, phase.phase, self.name), hist)
     if not written then log("cannot write the histogram: %s", err) end
+    written, err = self.pool:write_full(distributed.second_hist_object(self.run, phase.phase, self.name),
+      distributed.pack_seconds(second_hists, seconds))
+    if not written then log("cannot write the per-second histograms: %s", err) end
   end
   local written, err = self.pool:write_full(distributed.result_object(self.run, phase.phase, self.name),
     json.encode(document))
