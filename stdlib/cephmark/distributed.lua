@@ -511,6 +511,129 @@ function Merger:result()
   return total
 end
 
+-- An open loop's aggregate rate split over the agents that start the phase: {[agent] =
+-- ops/s}, summing to `rate` exactly. A whole rate of at least one op/s per agent is split in
+-- whole ops/s, the remainder one op/s each to the first agents by name; any other rate in
+-- equal shares. Each agent's engine corrects its own latencies for coordinated omission
+-- against its own schedule.
+function M.rate_shares(rate, agents)
+  local names = {}
+  for i, name in ipairs(agents) do names[i] = name end
+  table.sort(names)
+  local n, shares = #names, {}
+  if n == 0 then return shares end
+  if rate == math.floor(rate) and rate >= n then
+    local whole = math.tointeger(rate)
+    for i, name in ipairs(names) do shares[name] = whole // n + (i <= whole % n and 1 or 0) end
+  else
+    for _, name in ipairs(names) do shares[name] = rate / n end
+  end
+  return shares
+end
+
+-- The rule that names a slow agent is the one that names a slow OSD (telemetry.lua): an
+-- agent with at least MIN_OPS ops whose p99 is more than OUTLIER_FACTOR times the median of
+-- its peers' p99s, or whose IOPS are less than the median of its peers' IOPS divided by
+-- OUTLIER_FACTOR, compared with at least two peers (so three agents or more). Worst first;
+-- each entry {agent, host, reasons = {"p99 36.2 ms (peers 0.166 ms)", ...}, p99,
+-- peers_p99, iops, peers_iops}.
+local function format_latency(seconds)
+  if seconds >= 1 then return string.format("%.3g s", seconds) end
+  return string.format("%.3g ms", seconds * 1000)
+end
+
+local function median(values)
+  table.sort(values)
+  local n = #values
+  if n == 0 then return nil end
+  if n % 2 == 1 then return values[(n + 1) // 2] end
+  return (values[n // 2] + values[n // 2 + 1]) / 2
+end
+
+function M.slow_agents(agents)
+  local telemetry = require "cephmark.telemetry"
+  local factor, eligible = telemetry.OUTLIER_FACTOR, {}
+  for name, a in pairs(agents or {}) do
+    if type(a) == "table" and (tonumber(a.ops) or 0) >= telemetry.MIN_OPS and tonumber(a.p99) and tonumber(a.iops) then
+      eligible[#eligible + 1] = { agent = name, host = a.host, p99 = a.p99, iops = a.iops }
+    end
+  end
+  table.sort(eligible, function(x, y) return x.agent < y.agent end)
+  local found = json.array()
+  if #eligible < 3 then return found end
+  for _, entry in ipairs(eligible) do
+    local p99s, iopses = {}, {}
+    for _, other in ipairs(eligible) do
+      if other ~= entry then
+        p99s[#p99s + 1] = other.p99
+        iopses[#iopses + 1] = other.iops
+      end
+    end
+    entry.peers_p99, entry.peers_iops = median(p99s), median(iopses)
+    entry.reasons = {}
+    if entry.p99 > factor * entry.peers_p99 then
+      entry.reasons[#entry.reasons + 1] = string.format("p99 %s (peers %s)", format_latency(entry.p99),
+        format_latency(entry.peers_p99))
+    end
+    if entry.iops * factor < entry.peers_iops then
+      entry.reasons[#entry.reasons + 1] = string.format("%.0f IOPS (peers %.0f)", entry.iops, entry.peers_iops)
+    end
+    if #entry.reasons > 0 then
+      entry.severity = math.max(entry.p99 / entry.peers_p99, entry.peers_iops / math.max(entry.iops, 1e-9))
+      found[#found + 1] = entry
+    end
+  end
+  table.sort(found, function(x, y) return x.severity > y.severity end)
+  return found
+end
+
+-- One row per host of a distributed phase: the agents on it (their ops, IOPS, MiB/s and
+-- errors summed, the worst p50 and p99) and the host monitor on it (cluster.hosts, keyed by
+-- monitor name, each with its `host`), so that an agent and a monitor on the same host are
+-- one row. A monitor recorded as missing has no host: its row is keyed by its name.
+-- -> {[host] = {host, agents = {names}, ops, iops, bandwidth_mib, errors, p50, p99, slow,
+--    monitor = name, host_cpu_busy, osd_cpu_seconds, monitor_missing}} (the monitor's
+--    figures in full stay in cluster.hosts)
+function M.per_host(agents, monitors, slow)
+  local rows = {}
+  local function row(host)
+    rows[host] = rows[host] or { host = host, agents = {} }
+    return rows[host]
+  end
+  local slow_names = {}
+  for _, entry in ipairs(slow or {}) do slow_names[entry.agent] = true end
+  local names = {}
+  for name in pairs(agents or {}) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local a = agents[name]
+    local r = row(tostring(a.host or name))
+    r.agents[#r.agents + 1] = name
+    for _, key in ipairs { "ops", "iops", "bandwidth_mib", "errors" } do
+      r[key] = (r[key] or 0) + (tonumber(a[key]) or 0)
+    end
+    r.p50 = math.max(r.p50 or 0, tonumber(a.p50) or 0)
+    r.p99 = math.max(r.p99 or 0, tonumber(a.p99) or 0)
+    r.elapsed = math.max(r.elapsed or 0, tonumber(a.elapsed) or 0)
+    if slow_names[name] then r.slow = true end
+  end
+  local monitor_names = {}
+  for name in pairs(type(monitors) == "table" and monitors or {}) do monitor_names[#monitor_names + 1] = name end
+  table.sort(monitor_names)
+  for _, name in ipairs(monitor_names) do
+    local figures = monitors[name]
+    local host = type(figures) == "table" and type(figures.host) == "string" and figures.host or name
+    local r = row(host)
+    r.monitor = name
+    if type(figures) == "table" then
+      local cpu, ceph = type(figures.cpu) == "table" and figures.cpu or {}, type(figures.ceph) == "table" and figures.ceph or {}
+      r.host_cpu_busy, r.osd_cpu_seconds = tonumber(cpu.busy_fraction), tonumber(ceph.osd_seconds)
+      if type(figures.missing) == "string" then r.monitor_missing = figures.missing end
+    end
+  end
+  return rows
+end
+
 -- Reads an agent's result objects for phase `phase` -> result table, histogram | nil,
 -- per-second histograms | nil
 function Coordinator:fetch(phase, agent)
@@ -557,9 +680,12 @@ function Coordinator:run_phase(spec)
   agents = active_list(self)
   if #agents == 0 then sys.fail("no agent is ready for phase " .. phase) end
 
-  -- barrier 2: one notify starts them all
+  -- barrier 2: one notify starts them all, each with its share of an open loop's rate
+  local requested_rate = tonumber((spec.options or {}).rate)
+  local rates = requested_rate and M.rate_shares(requested_rate, agents) or nil
   local go_sent = sys.monotonic()
-  replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents }, M.GO_TIMEOUT)
+  replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents, rates = rates },
+    M.GO_TIMEOUT)
   local go_round_trip = sys.monotonic() - go_sent
   local starts = {}
   for _, name in ipairs(agents) do
@@ -649,11 +775,15 @@ function Coordinator:run_phase(spec)
   for _, name in ipairs(self.agents) do
     local r = per_agent[name]
     if r then
-      merged.agents[name] = { ops = r.ops, bytes = r.bytes, errors = r.errors, elapsed = r.elapsed,
-        bandwidth_mib = r.bandwidth_mib, iops = r.iops, lat = r.lat, started_at = starts[name],
-        prefix = r.prefix, interrupted = r.interrupted }
+      local lat = type(r.lat) == "table" and r.lat or {}
+      merged.agents[name] = { host = (self.registry[name] or {}).host, ops = r.ops, bytes = r.bytes,
+        errors = r.errors, elapsed = r.elapsed, bandwidth_mib = r.bandwidth_mib, iops = r.iops, p50 = lat.p50,
+        p99 = lat.p99, lat = r.lat, started_at = starts[name], prefix = r.prefix, interrupted = r.interrupted,
+        rate = r.rate }
     end
   end
+  merged.slow_agents = M.slow_agents(merged.agents)
+  if rates then merged.rate, merged.rate_shares = requested_rate, rates end
   merged.excluded = excluded
   merged.agent_count = merged_count
   if #excluded > 0 then merged.incomplete = true end

@@ -155,6 +155,12 @@ function Agent:on_go(message, body)
     return self:reply(message, { ignored = true })
   end
   self.prepared = nil
+  -- an open loop's rate is the aggregate: this agent runs its share of it
+  local share = type(body.rates) == "table" and tonumber(body.rates[self.name])
+  if share then
+    phase.options = phase.options or {}
+    phase.options.rate = share
+  end
   self:reply(message, { started = sys.realtime() })
   self:run_phase(phase)
 end
