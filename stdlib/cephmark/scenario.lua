@@ -1113,6 +1113,11 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
       for _, line in ipairs(monitor.summary_lines(hosts)) do say(line) end
     end
   end
+  if record.result and type(record.result.agents) == "table" then
+    -- a distributed phase: its agents and host monitors, one row per host
+    record.result.per_host = plain(require("cephmark.distributed").per_host(record.result.agents,
+      record.cluster and record.cluster.hosts, record.result.slow_agents))
+  end
   if space_line and report ~= "rados-bench" then say(space_line) end
   if is_bench_result(result) and type(result.gave_up) == "string" then
     -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
@@ -1781,16 +1786,26 @@ function Run:distributed_bench(description, op, bench)
   local phase = self.coordinator.phases
   result.agent_phase = phase
   local names = {}
-  for name, r in pairs(result.agents) do
-    names[#names + 1] = name
-    say(string.format("  agent %-12s %d ops in %.2f s, %.1f MiB/s, p99 %s%s%s", name, r.ops or 0, r.elapsed or 0,
-      r.bandwidth_mib or 0, format_latency(type(r.lat) == "table" and r.lat.p99 or nil),
+  for name in pairs(result.agents) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local r = result.agents[name]
+    say(string.format("  agent %-12s %s %d ops in %.2f s, %.1f MiB/s, %.0f IOPS, p50 %s p99 %s, %d errors%s%s%s", name,
+      tostring(r.host or "?"), r.ops or 0, r.elapsed or 0, r.bandwidth_mib or 0, r.iops or 0, format_latency(r.p50),
+      format_latency(r.p99), r.errors or 0, r.rate and string.format(", rate %g/s", r.rate) or "",
       r.interrupted and " (interrupted)" or "", r.image and ("  image " .. r.image) or
       (r.endpoint and ("  " .. r.endpoint) or "")))
   end
   for _, e in ipairs(result.excluded) do say(string.format("  agent %-12s EXCLUDED: %s", e.agent, e.reason)) end
-  say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms",
-    result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000))
+  for _, slow in ipairs(result.slow_agents or {}) do
+    say(string.format("  slow agent %s (%s): %s", slow.agent, tostring(slow.host or "?"), table.concat(slow.reasons, ", ")))
+  end
+  say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms%s",
+    result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000,
+    result.rate and string.format(", rate %g/s split over the agents", result.rate) or ""))
+  if result.series_p99 == "worst agent" then
+    say("  per-second p99 is the worst agent's: " .. tostring(result.series_p99_why))
+  end
   if description.kind == "swift" or description.kind == "s3" then
     result.by_endpoint = self:by_endpoint(result, phase)
   end

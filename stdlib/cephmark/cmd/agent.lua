@@ -3,9 +3,10 @@
 -- control object, and serves the coordinator's messages: acknowledges the published
 -- scenario, opens the target of each phase (the prepare barrier: a pool, an rbd image, a
 -- Swift or S3 connection, a disk's folder or a network peer, agent_targets.lua), starts the
--- phase when the "go" notify arrives, stops it on "stop", and writes its result and latency
--- histogram back as RADOS objects. Its --attr key=value attributes travel in its
--- registration; a scenario names them as "{agent.KEY}". Runs until SIGINT, then
+-- phase when the "go" notify arrives, stops it on "stop", and writes its result, its latency
+-- histogram and its per-second latency histograms back as RADOS objects. Its --attr
+-- key=value attributes travel in its registration; a scenario names them as "{agent.KEY}".
+-- Runs until SIGINT, then
 -- deregisters (a killed agent's registration stops heartbeating and expires). See
 -- distributed.lua for the protocol and docs/distributed.md for operating it. With --monitor it is a host
 -- monitor instead (monitor.lua): it runs no phases, it reads this host's daemons, disks and
@@ -174,7 +175,12 @@ function Agent:run_phase(phase)
     options.run_name = distributed.run_name(self.run, self.name)
   end
   local stop = false
-  options.on_second = function()
+  -- each second's latency histogram, kept encoded for the coordinator's per-second merge
+  local second_hists, seconds = {}, 0
+  options.second_histograms = true
+  options.on_second = function(second)
+    seconds = seconds + 1
+    second_hists[seconds] = second.hist
     if self:heartbeat_due() then self:register() end
     while true do
       local message = self:next_message(0)
@@ -223,6 +229,9 @@ function Agent:run_phase(phase)
   if hist then
     local written, err = self.pool:write_full(distributed.hist_object(self.run, phase.phase, self.name), hist)
     if not written then log("cannot write the histogram: %s", err) end
+    written, err = self.pool:write_full(distributed.second_hist_object(self.run, phase.phase, self.name),
+      distributed.pack_seconds(second_hists, seconds))
+    if not written then log("cannot write the per-second histograms: %s", err) end
   end
   local written, err = self.pool:write_full(distributed.result_object(self.run, phase.phase, self.name),
     json.encode(document))
@@ -240,6 +249,12 @@ function Agent:on_go(message, body)
     return self:reply(message, { ignored = true })
   end
   self.prepared = nil
+  -- an open loop's rate is the aggregate: this agent runs its share of it
+  local share = type(body.rates) == "table" and tonumber(body.rates[self.name])
+  if share then
+    phase.options = phase.options or {}
+    phase.options.rate = share
+  end
   self:reply(message, { started = sys.realtime() })
   self:run_phase(phase)
 end
