@@ -16,6 +16,7 @@ local distributed = require "cephmark.distributed"
 local json = require "cephmark.json"
 local monitor = require "cephmark.monitor"
 local sys = require "cephmark.sys"
+local worker_code = require "cephmark.worker_code"
 
 local M = {}
 
@@ -77,6 +78,7 @@ function Agent:on_prepare(message, body)
   if body.run ~= self.run or not listed(body.agents, self.name) then
     return self:reply(message, { ignored = true })
   end
+  if body.kind == "workers" then return self:prepare_workers(message, body) end
   local pool = self.pools[body.pool]
   if not pool then
     local err
@@ -91,6 +93,7 @@ end
 -- Runs the prepared phase; between seconds it heartbeats and answers messages (a stop for
 -- this run ends the phase; anything else is answered "busy").
 function Agent:run_phase(phase)
+  if phase.kind == "workers" then return self:run_workers(phase) end
   local pool = self.pools[phase.pool]
   local options = {}
   for k, v in pairs(phase.options or {}) do options[k] = v end
@@ -141,13 +144,116 @@ function Agent:run_phase(phase)
     or document.error)
 end
 
+------------------------------------------------------------------------------------------
+-- scripted workers: the coordinator's worker function, run here (worker_code.lua)
+
+-- the pool of that name, opened once per run
+function Agent:open_pool(name)
+  local pool = self.pools[name]
+  if pool then return pool end
+  local err
+  pool, err = self.cluster:pool(name)
+  if not pool then return nil, err end
+  self.pools[name] = pool
+  return pool
+end
+
+-- Prepare barrier of a workers phase: reads and loads the code, opens its pools, and runs
+-- setup (once, before the barrier, so that its time is not the phase's); ready only then.
+function Agent:prepare_workers(message, body)
+  local text = body.code and self.pool:read(body.code)
+  if not text then
+    return self:reply(message, { ready = false, error = "cannot read the worker code " .. tostring(body.code) })
+  end
+  local code, err = worker_code.unpack(text, { pool = function(name) return self:open_pool(name) end })
+  if not code then return self:reply(message, { ready = false, error = err }) end
+  local shared
+  if code.setup then
+    local index = 0
+    for i, name in ipairs(body.agents) do
+      if name == self.name then index = i end
+    end
+    local ok, value = xpcall(code.setup, debug.traceback, { name = self.name, index = index,
+      agents = #body.agents, n = (body.options or {}).n })
+    if not ok then
+      log("run %s phase %d: setup failed: %s", self.run, body.phase, tostring(value))
+      return self:reply(message, { ready = false, error = "setup failed: " .. tostring(value):match("[^\n]*") })
+    end
+    shared = value
+  end
+  self.prepared = body
+  self.workers_fn = worker_code.wrap(code.fn, self.name, shared)
+  self:reply(message, { ready = true })
+end
+
+-- The phase's result and histogram, written as objects for the coordinator.
+function Agent:write_result(phase, document, hist)
+  if hist then
+    local written, err = self.pool:write_full(distributed.hist_object(self.run, phase.phase, self.name), hist)
+    if not written then log("cannot write the histogram: %s", err) end
+  end
+  local written, err = self.pool:write_full(distributed.result_object(self.run, phase.phase, self.name),
+    json.encode(document))
+  if not written then log("cannot write the result: %s", err) end
+end
+
+-- A workers phase: n workers here, this agent's share of the rate; between seconds it
+-- heartbeats and answers messages as a pool phase does.
+function Agent:run_workers(phase)
+  local options = {}
+  for k, v in pairs(phase.options or {}) do options[k] = v end
+  local index = 0
+  for i, name in ipairs(phase.agents) do
+    if name == self.name then index = i end
+  end
+  if options.rate then options.rate = distributed.split_rate(options.rate, #phase.agents, index) end
+  options.fn, self.workers_fn = self.workers_fn, nil
+  local stop = false
+  options.on_second = function()
+    if self:heartbeat_due() then self:register() end
+    while true do
+      local message = self:next_message(0)
+      if not message then break end
+      local body = distributed.decode(message.payload) or {}
+      if body.type == "stop" and body.run == self.run then
+        stop = true
+        self:reply(message, { stopping = true })
+      else
+        self:reply(message, { busy = true })
+      end
+    end
+    return not stop
+  end
+  self.state = "running"
+  log("run %s phase %d: workers (%s each%s)", self.run, phase.phase, tostring(options.n),
+    options.rate and string.format(", rate %g/s", options.rate) or "")
+  local ok, result = pcall(function() return require("cephmark.workers").run(options) end)
+  self.state = "idle"
+  local document, hist
+  if ok then
+    hist = control.histogram(result)
+    document = {}
+    for k, v in pairs(result) do
+      if type(v) ~= "function" then document[k] = v end
+    end
+    document.agent, document.stopped = self.name, stop
+  else
+    local message = tostring((sys.error_info(result)))
+    if message:find("interrupted", 1, true) then error(result, 0) end
+    document = { agent = self.name, error = message:match("[^\n]*") }
+    log("run %s phase %d: %s", self.run, phase.phase, message)
+  end
+  self:write_result(phase, document, hist)
+  if ok then log("run %s phase %d: %d ops in %.2f s", self.run, phase.phase, result.ops, result.elapsed) end
+end
+
 function Agent:on_go(message, body)
   local phase = self.prepared
   if body.run ~= self.run or not phase or phase.phase ~= body.phase or not listed(body.agents, self.name) then
     return self:reply(message, { ignored = true })
   end
   self.prepared = nil
-  self:reply(message, { started = sys.realtime() })
+  self:reply(message, { started = sys.realtime(), started_monotonic = sys.monotonic(), boot = distributed.boot_id() })
   self:run_phase(phase)
 end
 
