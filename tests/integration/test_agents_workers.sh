@@ -2,11 +2,12 @@
 # Scripted workers on agents: with --agents, s:workers runs the worker function on every
 # chosen agent (two agent processes here, with a control pool of the test's own). Checks:
 # the aggregate op count is the sum of the agents' and the merged histogram's count; each
-# agent wrote its own objects (names from w.agent and w.id) into the pool the scenario
-# created; setup runs once per agent and its value reaches the workers as w.shared; a
-# rate is split so the agents' rates add up to it; and a worker function whose upvalue
-# cannot travel (another function) is refused on the coordinator with one line and exit 2
-# before any agent hears of the phase.
+# agent wrote its own objects (names from w.agent and w.id, made by a helper function that
+# travels with the worker function) into the pool the scenario created; setup runs once per
+# agent and its value reaches the workers as w.shared; a rate is split so the agents' rates
+# add up to it; and a worker function whose upvalue cannot travel (a cluster connection)
+# is refused on the coordinator with one line and exit 2 before any agent hears of the
+# phase.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/results.sh"
@@ -37,12 +38,11 @@ return cm.scenario {
     local pool = s:pool("bench")
     local data = string.rep("w", 4096)
     local per_worker = 5
+    local function object_name(w, i) return string.format("%s.%d.%d.of%d", w.agent, w.id, i, w.shared.of) end
     s:workers { name = "put", pool = pool, n = 3,
       setup = function(agent) return { agent = agent.name, index = agent.index, of = agent.agents } end,
       fn = function(w)
-        for i = 1, per_worker do
-          assert(pool:write_full(string.format("%s.%d.%d.of%d", w.agent, w.id, i, w.shared.of), data))
-        end
+        for i = 1, per_worker do assert(pool:write_full(object_name(w, i), data)) end
       end }
     s:workers { name = "paced", pool = pool, n = 2, seconds = 2, rate = 41, fn = function(w)
       while true do assert(pool:stat(string.format("%s.%d.1.of2", w.agent, w.id))) end
@@ -92,9 +92,10 @@ return cm.scenario {
   name = "agents-workers-refused",
   pools = { bench = { type = "replicated", size = 3 } },
   run = function(s, p)
-    local pool = s:pool("bench")
+    local cluster = s:cluster()
     local function object_name(w, i) return string.format("%s.%d.%d", w.agent, w.id, i) end
-    s:workers { pool = pool, n = 2, ops = 10, fn = function(w)
+    s:workers { n = 2, ops = 10, fn = function(w)
+      local pool = cluster:pool("cephmark-agents-workers-refused-bench")
       for i = 1, 5 do pool:write_full(object_name(w, i), "x") end
     end }
   end,
@@ -103,7 +104,7 @@ LUA
 phase_lines() { cat "$work/${agents[0]}.log" "$work/${agents[1]}.log" | grep -c " phase "; }
 before=$(phase_lines)
 run_cli 2 run "$work/refused.lua" --agents "${agents[0]},${agents[1]}" --control-pool "$control" -o "$work/run2"
-expect_stderr "^cephmark: .*refused.lua:8: s:workers with --agents: upvalue 'object_name' is a function, which cannot be sent to the agents: open it inside the worker function, or in setup = function\(agent\) \.\.\. end"
-check [ "$(grep -c "upvalue 'object_name'" "$err_file")" = 1 ] || fail "the refusal is not one line"
+expect_stderr "^cephmark: .*refused.lua:8: s:workers with --agents: upvalue 'cluster' is a cephmark.rados.cluster, which cannot be sent to the agents: open it inside the worker function, or in setup = function\(agent\) \.\.\. end"
+check [ "$(grep -c "upvalue 'cluster'" "$err_file")" = 1 ] || fail "the refusal is not one line"
 check [ "$(phase_lines)" = "$before" ] || fail "an agent started a phase of the refused run"
 finish

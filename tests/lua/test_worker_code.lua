@@ -1,7 +1,8 @@
 -- Worker functions packed for agents (worker_code.lua) without a cluster: what travels
--- (plain values, tables of them, modules and their functions, _ENV) arrives equal and the
--- function runs as it did; what cannot travel is refused naming the upvalue; and
--- distributed.split_rate's shares add up to the rate asked for.
+-- (plain values, tables of them, modules and their functions, other Lua functions, _ENV)
+-- arrives equal and the function runs as it did, with upvalues shared with setup still
+-- shared; what cannot travel is refused naming the upvalue; and distributed.split_rate's
+-- shares add up to the rate asked for.
 local worker_code = require "cephmark.worker_code"
 local distributed = require "cephmark.distributed"
 local json = require "cephmark.json"
@@ -19,7 +20,7 @@ local function fn(w)
 end
 
 local text = assert(worker_code.pack(fn))
-t.match(text, "^return {fn = ", "packed as Lua text")
+t.match(text, "^local F = {}\n", "packed as Lua text")
 local pools = {}
 local code = assert(worker_code.unpack(text, { pool = function(name) pools[#pools + 1] = name; return {} end }))
 t.eq(code.setup, nil, "no setup")
@@ -46,30 +47,58 @@ local phase_ops = workers.run { n = 3, ops = 30, fn = worker_code.wrap(assert(wo
   assert(worker_code.pack(function(w) while true do w:op(4096) end end)), { pool = function() end })).fn, "a1") }
 t.eq(phase_ops.ops, 30, "an unpacked worker function runs in workers.run")
 
--- refused: a Lua function, a coroutine, a table holding a function, a table that refers to itself
-local function helper() return 1 end
-local _, err = worker_code.pack(function() return helper() end)
-t.match(err, "^upvalue 'helper' is a function, which cannot be sent to the agents: open it inside the worker function",
-  "a Lua function upvalue is refused by name")
+-- other Lua functions travel too, once each (a recursive one included), and an upvalue
+-- shared by several functions stays shared: what setup assigns, the workers see
+local opened_by_setup
+local function object_name(w, i) return string.format("%s.%d.%d", w.agent, w.id, i) end
+local function depth(n) if n == 0 then return 0 end return 1 + depth(n - 1) end
+local helpers = { name = object_name }
+local shipped = assert(worker_code.unpack(assert(worker_code.pack(function(w)
+  return helpers.name(w, depth(3)) .. "/" .. tostring(opened_by_setup)
+end, function(agent) opened_by_setup = "image-of-" .. agent.name end)), { pool = function() end }))
+shipped.setup { name = "a2" }
+t.eq(worker_code.wrap(shipped.fn, "a2")({ id = 4 }), "a2.4.3/image-of-a2",
+  "helper functions, recursion and an upvalue shared with setup")
+t.eq(opened_by_setup, nil, "the coordinator's own upvalue is untouched")
+local twice = assert(worker_code.pack(function() return object_name, helpers.name end))
+local _, chunks = twice:gsub("= chunk%(", "")
+t.eq(chunks, 2, "a function referred to twice is packed once")
+
+-- refused: a coroutine, a file handle, an object with methods, a table that refers to itself,
+-- and the same inside a helper function, named with it
 local co = coroutine.create(function() end)
-_, err = worker_code.pack(function() return co end)
-t.match(err, "^upvalue 'co' is a thread", "a coroutine is refused")
-local holder = { callback = function() end }
-_, err = worker_code.pack(function() return holder end)
-t.match(err, "^upvalue 'holder.callback' is a function", "a function inside a table is refused with its path")
-local loop = {}
-loop.self = loop
-_, err = worker_code.pack(function() return loop end)
-t.match(err, "refers to itself", "a cycle is refused")
+local _, err = worker_code.pack(function() return co end)
+t.match(err, "^upvalue 'co' is a thread, which cannot be sent to the agents: open it inside the worker function",
+  "a coroutine is refused by name")
 local file = io.stderr
 _, err = worker_code.pack(function() return file end)
 t.match(err, "^upvalue 'file' is a FILE%*", "a file handle is refused, named by its type")
-_, err = worker_code.pack(function() return 1 end, function() return helper() end)
-t.match(err, "^upvalue 'helper' is a function", "setup's upvalues are checked too")
+local Class = {}
+Class.__index = Class
+function Class.size() return 1 end
+local object = setmetatable({}, Class)
+_, err = worker_code.pack(function() return object:size() end)
+t.match(err, "^upvalue 'object' is an object %(a table with methods%)", "an object is refused")
+local holder = { inner = { handle = io.stdout } }
+_, err = worker_code.pack(function() return holder end)
+t.match(err, "^upvalue 'holder.inner.handle' is a FILE%*", "inside a table, with its path")
+local loop = {}
+loop.self = loop
+_, err = worker_code.pack(function() return loop end)
+t.match(err, "^upvalue 'loop.self' refers to itself", "a cycle is refused")
+local function opens() return file end
+_, err = worker_code.pack(function() return opens() end)
+t.match(err, "^upvalue 'file' of function 'opens' is a FILE%*", "in a helper, named with it")
+_, err = worker_code.pack(function() return 1 end, function() return co end)
+t.match(err, "^upvalue 'co' is a thread", "setup's upvalues are checked too")
+local guarded = setmetatable({ size = 4096 }, { __index = function(_, k) error("unknown param " .. k) end })
+local plain_copy = assert(worker_code.unpack(assert(worker_code.pack(function() return guarded.size end)),
+  { pool = function() end }))
+t.eq(plain_copy.fn(), 4096, "a params-like table (an __index function) arrives as its values")
 
 -- a pool is sent by name and opened by the agent; failing to open it is the agent's error
-local fake_pool_text = 'return {fn = {chunk = ' .. string.format("%q", string.dump(function() return 1 end)) ..
-  ', n = 1, upvalues = {[1] = pool("bench")}}}'
+local fake_pool_text = "local F = {}\nF[1] = chunk(" .. string.format("%q", string.dump(function() return 1 end)) ..
+  ")\nset(F[1], 1, pool(\"bench\"))\nreturn {fn = F[1]}"
 local opened = {}
 local unpacked = assert(worker_code.unpack(fake_pool_text, { pool = function(name) opened[#opened + 1] = name; return {} end }))
 t.eq(opened[1], "bench", "a pool is opened by name on the agent")
@@ -77,8 +106,8 @@ t.ok(unpacked.fn, "and the function loads")
 local none, why = worker_code.unpack(fake_pool_text, { pool = function() return nil, "No such file or directory" end })
 t.eq(none, nil, "a pool that cannot be opened fails the unpack")
 t.eq(why, "cannot open pool bench: No such file or directory", "naming the pool")
-t.eq(select(2, worker_code.unpack("return {fn = {chunk = 'x', n = 0, upvalues = {}}}", { pool = function() end })),
-  "cannot load the fn function: attempt to load a text chunk (mode is 'b')", "a broken chunk is refused")
+t.eq(select(2, worker_code.unpack("local F = {}\nF[1] = chunk('x')\nreturn {fn = F[1]}", { pool = function() end })),
+  "cannot load the worker code: attempt to load a text chunk (mode is 'b')", "a text chunk is refused")
 
 -- rate shares add up to the rate asked for
 local function shares(rate, n)
