@@ -1681,6 +1681,12 @@ function Run:distributed_workers(code, run_options)
       format_latency(type(r.lat) == "table" and r.lat.p99 or nil), r.interrupted and " (interrupted)" or ""))
   end
   for _, e in ipairs(result.excluded) do say(string.format("  agent %-12s EXCLUDED: %s", e.agent, e.reason)) end
+  if result.agent_count == 0 and #result.excluded > 0 and not result.interrupted then
+    -- no agent ran it (a worker raised everywhere, or setup did): the phase fails as it
+    -- would in a single-client run, with the first agent's reason
+    error(string.format("s:workers: the phase failed on every agent; %s: %s", result.excluded[1].agent,
+      result.excluded[1].reason), 0)
+  end
   say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms",
     result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000))
   return result

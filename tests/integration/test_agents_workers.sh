@@ -107,4 +107,22 @@ run_cli 2 run "$work/refused.lua" --agents "${agents[0]},${agents[1]}" --control
 expect_stderr "^cephmark: .*refused.lua:8: s:workers with --agents: upvalue 'cluster' is a cephmark.rados.cluster, which cannot be sent to the agents: open it inside the worker function, or in setup = function\(agent\) \.\.\. end"
 check [ "$(grep -c "upvalue 'cluster'" "$err_file")" = 1 ] || fail "the refusal is not one line"
 check [ "$(phase_lines)" = "$before" ] || fail "an agent started a phase of the refused run"
+
+# a worker that raises on every agent fails the phase as in a single-client run: exit 2,
+# the worker's own error and line named
+cat >"$work/raises.lua" <<'LUA'
+local cm = require "cephmark"
+return cm.scenario {
+  name = "agents-workers-raises",
+  pools = { bench = { type = "replicated", size = 3 } },
+  run = function(s, p)
+    s:workers { n = 2, ops = 10, fn = function(w)
+      if w.id == 2 then error("no such thing") end
+      while true do w:op() end
+    end }
+  end,
+}
+LUA
+run_cli 2 run "$work/raises.lua" --agents "${agents[0]},${agents[1]}" --control-pool "$control" -o "$work/run3"
+expect_stderr "^cephmark: s:workers: the phase failed on every agent; (${agents[0]}|${agents[1]}): failed: worker 2: .*raises.lua:7: no such thing$"
 finish
