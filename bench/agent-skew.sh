@@ -34,6 +34,8 @@ cleanup() {
     rm -rf "$BENCH_TMP"
 }
 trap cleanup EXIT
+# a signal ends the script through its EXIT trap, which stops what it started
+trap 'exit 130' INT TERM HUP
 
 ip link add "$bridge" type bridge
 ip addr add "$net.1/24" dev "$bridge"

@@ -476,9 +476,17 @@ function Coordinator:run_phase(spec)
   agents = active_list(self)
   if #agents == 0 then sys.fail("no agent is ready for phase " .. phase) end
 
-  -- barrier 2: one notify starts them all
+  -- barrier 2: one notify starts them all; a workers phase's open-loop rate is the total,
+  -- and each agent that starts gets its share
+  local total_rate = spec.kind == "workers" and tonumber((spec.options or {}).rate) or nil
+  local rates
+  if total_rate then
+    rates = {}
+    for i, name in ipairs(agents) do rates[name] = M.split_rate(total_rate, #agents, i) end
+  end
   local go_sent = sys.monotonic()
-  replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents }, M.GO_TIMEOUT)
+  replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents, rates = rates },
+    M.GO_TIMEOUT)
   local go_round_trip = sys.monotonic() - go_sent
   local starts, monotonic_starts = {}, {}
   for _, name in ipairs(agents) do
@@ -587,6 +595,7 @@ function Coordinator:run_phase(spec)
         prefix = r.prefix, interrupted = r.interrupted, rate = r.rate }
     end
   end
+  if rates then merged.rate, merged.rate_shares = total_rate, rates end
   merged.excluded = excluded
   merged.agent_count = merged_count
   if #excluded > 0 then merged.incomplete = true end

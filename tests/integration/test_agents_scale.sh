@@ -31,6 +31,8 @@ cleanup() {
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
+# a signal ends the script through its EXIT trap, which stops what it started
+trap 'exit 130' INT TERM HUP
 
 ip link add "$bridge" type bridge && ip addr add "$net.1/24" dev "$bridge" && ip link set "$bridge" up ||
   { echo "FAIL: cannot create bridge $bridge (needs root and iproute2)"; exit 1; }

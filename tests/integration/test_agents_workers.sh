@@ -23,6 +23,8 @@ cleanup() {
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
+# a signal ends the script through its EXIT trap, which stops what it started
+trap 'exit 130' INT TERM HUP
 
 for a in "${agents[@]}"; do
   "$CEPHMARK" agent --control-pool "$control" --name "$a" >"$work/$a.log" 2>&1 &
@@ -80,6 +82,7 @@ check_results "$work/run1" \
   "sorted(a['rate'] for a in paced['agents'].values()) == [20, 21]" \
   "paced['ops'] == sum(a['ops'] for a in paced['agents'].values())" \
   "paced['lat']['count'] == paced['ops'] and paced['ops'] > 0" \
+  "paced['rate'] == 41 and sum(paced['rate_shares'].values()) == 41" \
   "paced['start_skew'] >= 0 and paced['go_round_trip'] > 0"
 for a in "${agents[@]}"; do
   check grep -q "phase 1: workers (3 each)" "$work/$a.log" || fail "$a did not run the workers phase: $(cat "$work/$a.log")"

@@ -197,16 +197,11 @@ function Agent:write_result(phase, document, hist)
   if not written then log("cannot write the result: %s", err) end
 end
 
--- A workers phase: n workers here, this agent's share of the rate; between seconds it
--- heartbeats and answers messages as a pool phase does.
+-- A workers phase: n workers here, at this agent's share of the rate (set from the go
+-- notify); between seconds it heartbeats and answers messages as a pool phase does.
 function Agent:run_workers(phase)
   local options = {}
   for k, v in pairs(phase.options or {}) do options[k] = v end
-  local index = 0
-  for i, name in ipairs(phase.agents) do
-    if name == self.name then index = i end
-  end
-  if options.rate then options.rate = distributed.split_rate(options.rate, #phase.agents, index) end
   options.fn, self.workers_fn = self.workers_fn, nil
   local stop = false
   options.on_second = function()
@@ -253,6 +248,12 @@ function Agent:on_go(message, body)
     return self:reply(message, { ignored = true })
   end
   self.prepared = nil
+  -- an open loop's rate is the aggregate: this agent runs its share of it
+  local share = type(body.rates) == "table" and tonumber(body.rates[self.name])
+  if share then
+    phase.options = phase.options or {}
+    phase.options.rate = share
+  end
   self:reply(message, { started = sys.realtime(), started_monotonic = sys.monotonic(), boot = distributed.boot_id() })
   self:run_phase(phase)
 end
