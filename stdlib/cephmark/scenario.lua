@@ -1646,6 +1646,9 @@ function Run:workers(options)
   self.next_on_cluster = pool_label ~= nil
   if self.context.agents then
     -- refused here, before the phase's header and before any agent hears of it
+    if type(options.fn) ~= "function" then
+      fail_at(site, "s:workers: fn must be a function(w), got " .. params.show(options.fn))
+    end
     local code, refusal = require("cephmark.worker_code").pack(options.fn, options.setup)
     if not code then fail_at(site, "s:workers with --agents: " .. refusal) end
     return self:run_phase(name, "workers", pool_label, options, function()

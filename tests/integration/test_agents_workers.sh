@@ -104,6 +104,18 @@ return cm.scenario {
   end,
 }
 LUA
+# fn that is not a function: refused the same way, before any agent hears of the phase
+cat >"$work/no-fn.lua" <<'LUA'
+local cm = require "cephmark"
+return cm.scenario {
+  name = "agents-workers-no-fn",
+  run = function(s, p)
+    s:workers { n = 2, ops = 10, fn = "write" }
+  end,
+}
+LUA
+run_cli 2 run "$work/no-fn.lua" --agents "${agents[0]},${agents[1]}" --control-pool "$control" -o "$work/run-no-fn"
+expect_stderr "^cephmark: .*no-fn.lua:5: s:workers: fn must be a function\(w\), got 'write'$"
 phase_lines() { cat "$work/${agents[0]}.log" "$work/${agents[1]}.log" | grep -c " phase "; }
 before=$(phase_lines)
 run_cli 2 run "$work/refused.lua" --agents "${agents[0]},${agents[1]}" --control-pool "$control" -o "$work/run2"
