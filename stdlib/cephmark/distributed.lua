@@ -16,6 +16,7 @@
 --   run.<run>.p<N>.<agent>.json the agent's result of phase N (summary, series, start time)
 --   run.<run>.p<N>.<agent>.hist its encoded latency histogram (runtime/hist.c format)
 --   run.<run>.p<N>.<agent>.shist its per-second latency histograms (M.pack_seconds)
+--   run.<run>.p<N>.workers      a workers phase's code (worker_code.lua), read by the agents
 -- Messages are JSON objects with `type` and `run`; replies (notify acks) are JSON with the
 -- replying agent's name.
 
@@ -84,6 +85,17 @@ function M.unpack_seconds(blob)
 end
 function M.prefix(run, agent) return string.format("cephmark_%s_%s_", run, agent) end
 function M.run_name(run, agent) return string.format("cephmark_%s_%s_meta", run, agent) end
+function M.code_object(run, phase) return string.format("run.%s.p%d.workers", run, phase) end
+
+-- This boot of this machine (Linux's boot id), or nil: two processes that report the same
+-- one share CLOCK_MONOTONIC, so their monotonic times can be compared.
+function M.boot_id()
+  if M.boot == nil then
+    local ok, text = pcall(sys.read_file, "/proc/sys/kernel/random/boot_id")
+    M.boot = ok and type(text) == "string" and text:match("[%x-]+") or false
+  end
+  return M.boot or nil
+end
 
 local function decode(text)
   local ok, value = pcall(json.decode, text)
@@ -520,14 +532,8 @@ function M.rate_shares(rate, agents)
   local names = {}
   for i, name in ipairs(agents) do names[i] = name end
   table.sort(names)
-  local n, shares = #names, {}
-  if n == 0 then return shares end
-  if rate == math.floor(rate) and rate >= n then
-    local whole = math.tointeger(rate)
-    for i, name in ipairs(names) do shares[name] = whole // n + (i <= whole % n and 1 or 0) end
-  else
-    for _, name in ipairs(names) do shares[name] = rate / n end
-  end
+  local shares = {}
+  for i, name in ipairs(names) do shares[name] = M.split_rate(rate, #names, i) end
   return shares
 end
 
@@ -667,9 +673,19 @@ function Coordinator:run_phase(spec)
     end
   end
 
+  -- a workers phase's code goes into the control pool; the agents read it while preparing
+  local code
+  if spec.code then
+    code = M.code_object(self.run, phase)
+    local written, err = self.pool:write_full(code, spec.code)
+    if not written then sys.fail("cannot publish the worker code: " .. tostring(err)) end
+    self.objects[#self.objects + 1] = code
+  end
+
   -- barrier 1: every agent opens the phase's target and is ready
   local replies = M.notify(self.pool, { type = "prepare", run = self.run, phase = phase, agents = agents,
-    pool = spec.pool, target = spec.target, op = spec.op, options = spec.options }, M.NOTIFY_TIMEOUT)
+    pool = spec.pool, target = spec.target, op = spec.op, options = spec.options, kind = spec.kind, code = code },
+    M.NOTIFY_TIMEOUT)
   for _, name in ipairs(agents) do
     local reply = replies[name]
     if not reply then
@@ -688,10 +704,13 @@ function Coordinator:run_phase(spec)
   replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents, rates = rates },
     M.GO_TIMEOUT)
   local go_round_trip = sys.monotonic() - go_sent
-  local starts = {}
+  local starts, monotonic_starts = {}, {}
   for _, name in ipairs(agents) do
     if replies[name] and replies[name].started then
       starts[name] = tonumber(replies[name].started)
+      if replies[name].boot and replies[name].boot == M.boot_id() then
+        monotonic_starts[name] = tonumber(replies[name].started_monotonic)
+      end
     else
       exclude(name, "did not answer the go notify")
     end
@@ -772,6 +791,17 @@ function Coordinator:run_phase(spec)
   table.sort(start_values)
   merged.start_skew = #start_values > 1 and (start_values[#start_values] - start_values[1]) or 0
   merged.go_round_trip = go_round_trip
+  -- agents on the coordinator's machine also give their start on its monotonic clock:
+  -- the skew, and each one's delay after the go was sent, without trusting any wall clock
+  local delays = {}
+  for name in pairs(starts) do
+    if monotonic_starts[name] then delays[#delays + 1] = monotonic_starts[name] - go_sent end
+  end
+  if #delays > 0 and #delays == #start_values then
+    table.sort(delays)
+    merged.start_skew_monotonic = delays[#delays] - delays[1]
+    merged.go_delivery = { min = delays[1], max = delays[#delays] }
+  end
   merged.agents = {}
   for _, name in ipairs(self.agents) do
     local r = per_agent[name]
@@ -800,6 +830,20 @@ function Coordinator:finish(interrupted)
   end
   pcall(M.notify, self.pool, { type = "done", run = self.run }, M.GO_TIMEOUT)
   for _, name in ipairs(self.objects or {}) do pcall(self.pool.remove, self.pool, name) end
+end
+
+-- An open-loop rate split over n agents: agent i's share (i = 1..n), so that the shares add
+-- up to the rate asked for. A whole rate of at least n ops/s is split into whole shares
+-- (the first rate % n agents one op/s more); any other rate into n equal shares. nil stays
+-- nil (closed loop).
+function M.split_rate(rate, n, i)
+  rate = tonumber(rate)
+  if not rate or rate <= 0 or n <= 1 then return rate end
+  if math.type(rate) == "integer" or (rate == math.floor(rate) and rate < 2 ^ 53) then
+    local whole = math.tointeger(rate)
+    if whole >= n then return whole // n + (i <= whole % n and 1 or 0) end
+  end
+  return rate / n
 end
 
 return M

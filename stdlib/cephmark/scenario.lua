@@ -1883,19 +1883,70 @@ function Run:workers(options)
     fail_at(site, "s:workers needs scripted workers (the cephmark.workers module), which this cephmark does not have")
   end
   local name = options.name or "workers"
-  local own = { "name", "pool" }
+  local own = { "name", "pool", "setup" }
   for _, option in ipairs(workers.run_options or {}) do own[#own + 1] = option end
   check_option_names("s:workers", "s:workers", options, own, site)
+  if options.setup ~= nil and type(options.setup) ~= "function" then
+    fail_at(site, "s:workers: setup must be a function(agent) run once before the workers, got " ..
+      params.show(options.setup))
+  end
   local pool_label = options.pool and self.pool_labels[options.pool] or nil
   local run_options = {}
   for k, v in pairs(options) do
-    if k ~= "name" and k ~= "pool" and not phase_own_options[k] and k ~= "on_second" then run_options[k] = v end
+    if k ~= "name" and k ~= "pool" and k ~= "setup" and not phase_own_options[k] and k ~= "on_second" then
+      run_options[k] = v
+    end
   end
   self.next_on_cluster = pool_label ~= nil
+  if self.context.agents then
+    -- refused here, before the phase's header and before any agent hears of it
+    if type(options.fn) ~= "function" then
+      fail_at(site, "s:workers: fn must be a function(w), got " .. params.show(options.fn))
+    end
+    local code, refusal = require("cephmark.worker_code").pack(options.fn, options.setup)
+    if not code then fail_at(site, "s:workers with --agents: " .. refusal) end
+    return self:run_phase(name, "workers", pool_label, options, function()
+      return self:distributed_workers(code, run_options)
+    end, site)
+  end
+  local setup = options.setup
   return self:run_phase(name, "workers", pool_label, options, function(on_second)
     run_options.on_second = on_second
+    if setup then
+      run_options.fn = require("cephmark.worker_code").wrap(options.fn, nil,
+        setup { index = 1, agents = 1, n = run_options.n })
+    end
     return workers.run(run_options)
   end, site)
+end
+
+-- s:workers with --agents: the worker function runs on every agent (n workers each; rate
+-- is split so that the agents' rates add up to it) and the result is their merge.
+function Run:distributed_workers(code, run_options)
+  if not self.coordinator then self:start_agents() end
+  local options = {}
+  for key, value in pairs(run_options) do
+    if type(value) ~= "function" then options[key] = plain(value) end
+  end
+  local result = self.coordinator:run_phase { kind = "workers", op = "workers", code = code, options = options }
+  local names = {}
+  for name in pairs(result.agents) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local r = result.agents[name]
+    say(string.format("  agent %-12s %d ops in %.2f s, p99 %s%s", name, r.ops or 0, r.elapsed or 0,
+      format_latency(type(r.lat) == "table" and r.lat.p99 or nil), r.interrupted and " (interrupted)" or ""))
+  end
+  for _, e in ipairs(result.excluded) do say(string.format("  agent %-12s EXCLUDED: %s", e.agent, e.reason)) end
+  if result.agent_count == 0 and #result.excluded > 0 and not result.interrupted then
+    -- no agent ran it (a worker raised everywhere, or setup did): the phase fails as it
+    -- would in a single-client run, with the first agent's reason
+    error(string.format("s:workers: the phase failed on every agent; %s: %s", result.excluded[1].agent,
+      result.excluded[1].reason), 0)
+  end
+  say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms",
+    result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000))
+  return result
 end
 
 -- s:variant(label or {dimension = value}, function() ... end): phases inside carry the

@@ -20,6 +20,7 @@ local distributed = require "cephmark.distributed"
 local json = require "cephmark.json"
 local monitor = require "cephmark.monitor"
 local sys = require "cephmark.sys"
+local worker_code = require "cephmark.worker_code"
 
 local M = {}
 
@@ -87,6 +88,7 @@ function Agent:on_prepare(message, body)
   if body.run ~= self.run or not listed(body.agents, self.name) then
     return self:reply(message, { ignored = true })
   end
+  if body.kind == "workers" then return self:prepare_workers(message, body) end
   local ok, phase = pcall(self.prepare_phase, self, body)
   if not ok then
     local why = tostring((sys.error_info(phase)))
@@ -167,6 +169,7 @@ end
 -- Runs the prepared phase; between seconds it heartbeats and answers messages (a stop for
 -- this run ends the phase; anything else is answered "busy").
 function Agent:run_phase(phase)
+  if phase.kind == "workers" then return self:run_workers(phase) end
   local target = phase.target
   local options = {}
   for k, v in pairs(phase.options or {}) do options[k] = v end
@@ -174,27 +177,7 @@ function Agent:run_phase(phase)
     options.prefix = distributed.prefix(self.run, self.name)
     options.run_name = distributed.run_name(self.run, self.name)
   end
-  local stop = false
-  -- each second's latency histogram, kept encoded for the coordinator's per-second merge
-  local second_hists, seconds = {}, 0
-  options.second_histograms = true
-  options.on_second = function(second)
-    seconds = seconds + 1
-    second_hists[seconds] = second.hist
-    if self:heartbeat_due() then self:register() end
-    while true do
-      local message = self:next_message(0)
-      if not message then break end
-      local body = distributed.decode(message.payload) or {}
-      if body.type == "stop" and body.run == self.run then
-        stop = true
-        self:reply(message, { stopping = true })
-      else
-        self:reply(message, { busy = true })
-      end
-    end
-    return not stop
-  end
+  local watch = self:watch_phase(options)
   self.state = "running"
   log("run %s phase %d: %s on %s", self.run, phase.phase, tostring(phase.op or phase.kind), phase.what)
   local ok, result
@@ -211,7 +194,7 @@ function Agent:run_phase(phase)
     document = {}
     for k, v in pairs(result) do document[k] = v end
     document.agent = self.name
-    document.stopped = stop
+    document.stopped = watch.stop
     document.endpoint = phase.endpoint
     document.image = phase.image
     if (phase.kind == "swift" or phase.kind == "s3") and options.op == "put" then
@@ -226,21 +209,126 @@ function Agent:run_phase(phase)
     if message:find("interrupted", 1, true) then error(result, 0) end
     document = { agent = self.name, error = message }
   end
-  if hist then
-    local written, err = self.pool:write_full(distributed.hist_object(self.run, phase.phase, self.name), hist)
-    if not written then log("cannot write the histogram: %s", err) end
-    written, err = self.pool:write_full(distributed.second_hist_object(self.run, phase.phase, self.name),
-      distributed.pack_seconds(second_hists, seconds))
-    if not written then log("cannot write the per-second histograms: %s", err) end
-  end
-  local written, err = self.pool:write_full(distributed.result_object(self.run, phase.phase, self.name),
-    json.encode(document))
-  if not written then log("cannot write the result: %s", err) end
+  self:write_result(phase, document, hist, watch)
   log("run %s phase %d: %s", self.run, phase.phase, ok and string.format("%d ops in %.2f s", result.ops, result.elapsed)
     or document.error)
   -- an image is closed after its phase: the coordinator removes the agents' images, and the
   -- scenario its own, when the run ends, and an image still open (watched) cannot be removed
   if phase.kind == "image" then agent_targets.close_image(self.targets, phase.image) end
+end
+
+------------------------------------------------------------------------------------------
+-- scripted workers: the coordinator's worker function, run here (worker_code.lua)
+
+-- the pool of that name, opened once per run
+function Agent:open_pool(name)
+  local pool = self.pools[name]
+  if pool then return pool end
+  local err
+  pool, err = self.cluster:pool(name)
+  if not pool then return nil, err end
+  self.pools[name] = pool
+  return pool
+end
+
+-- Prepare barrier of a workers phase: reads and loads the code, opens its pools, and runs
+-- setup (once, before the barrier, so that its time is not the phase's); ready only then.
+function Agent:prepare_workers(message, body)
+  local text = body.code and self.pool:read(body.code)
+  if not text then
+    return self:reply(message, { ready = false, error = "cannot read the worker code " .. tostring(body.code) })
+  end
+  local code, err = worker_code.unpack(text, { pool = function(name) return self:open_pool(name) end })
+  if not code then return self:reply(message, { ready = false, error = err }) end
+  local shared
+  if code.setup then
+    local index = 0
+    for i, name in ipairs(body.agents) do
+      if name == self.name then index = i end
+    end
+    local ok, value = xpcall(code.setup, debug.traceback, { name = self.name, index = index,
+      agents = #body.agents, n = (body.options or {}).n })
+    if not ok then
+      log("run %s phase %d: setup failed: %s", self.run, body.phase, tostring(value))
+      return self:reply(message, { ready = false, error = "setup failed: " .. tostring(value):match("[^\n]*") })
+    end
+    shared = value
+  end
+  self.prepared = body
+  self.workers_fn = worker_code.wrap(code.fn, self.name, shared)
+  self:reply(message, { ready = true })
+end
+
+-- The phase's result and histogram, written as objects for the coordinator.
+-- A phase's per-second hook: it keeps each second's latency histogram (encoded, for the
+-- coordinator's per-second merge), heartbeats, and answers messages between seconds (a stop
+-- for this run ends the phase; anything else is answered "busy"). -> watch {stop,
+-- second_hists, seconds}
+function Agent:watch_phase(options)
+  local watch = { stop = false, second_hists = {}, seconds = 0 }
+  options.second_histograms = true
+  options.on_second = function(second)
+    watch.seconds = watch.seconds + 1
+    watch.second_hists[watch.seconds] = second.hist
+    if self:heartbeat_due() then self:register() end
+    while true do
+      local message = self:next_message(0)
+      if not message then break end
+      local body = distributed.decode(message.payload) or {}
+      if body.type == "stop" and body.run == self.run then
+        watch.stop = true
+        self:reply(message, { stopping = true })
+      else
+        self:reply(message, { busy = true })
+      end
+    end
+    return not watch.stop
+  end
+  return watch
+end
+
+-- Writes a phase's result, its latency histogram and its per-second histograms.
+function Agent:write_result(phase, document, hist, watch)
+  if hist then
+    local written, err = self.pool:write_full(distributed.hist_object(self.run, phase.phase, self.name), hist)
+    if not written then log("cannot write the histogram: %s", err) end
+    written, err = self.pool:write_full(distributed.second_hist_object(self.run, phase.phase, self.name),
+      distributed.pack_seconds(watch.second_hists, watch.seconds))
+    if not written then log("cannot write the per-second histograms: %s", err) end
+  end
+  local written, err = self.pool:write_full(distributed.result_object(self.run, phase.phase, self.name),
+    json.encode(document))
+  if not written then log("cannot write the result: %s", err) end
+end
+
+-- A workers phase: n workers here, at this agent's share of the rate (set from the go
+-- notify); between seconds it heartbeats and answers messages as a pool phase does.
+function Agent:run_workers(phase)
+  local options = {}
+  for k, v in pairs(phase.options or {}) do options[k] = v end
+  options.fn, self.workers_fn = self.workers_fn, nil
+  local watch = self:watch_phase(options)
+  self.state = "running"
+  log("run %s phase %d: workers (%s each%s)", self.run, phase.phase, tostring(options.n),
+    options.rate and string.format(", rate %g/s", options.rate) or "")
+  local ok, result = pcall(function() return require("cephmark.workers").run(options) end)
+  self.state = "idle"
+  local document, hist
+  if ok then
+    hist = control.histogram(result)
+    document = {}
+    for k, v in pairs(result) do
+      if type(v) ~= "function" then document[k] = v end
+    end
+    document.agent, document.stopped = self.name, watch.stop
+  else
+    local message = tostring((sys.error_info(result)))
+    if message:find("interrupted", 1, true) then error(result, 0) end
+    document = { agent = self.name, error = message:match("[^\n]*") }
+    log("run %s phase %d: %s", self.run, phase.phase, message)
+  end
+  self:write_result(phase, document, hist, watch)
+  if ok then log("run %s phase %d: %d ops in %.2f s", self.run, phase.phase, result.ops, result.elapsed) end
 end
 
 function Agent:on_go(message, body)
@@ -255,7 +343,7 @@ function Agent:on_go(message, body)
     phase.options = phase.options or {}
     phase.options.rate = share
   end
-  self:reply(message, { started = sys.realtime() })
+  self:reply(message, { started = sys.realtime(), started_monotonic = sys.monotonic(), boot = distributed.boot_id() })
   self:run_phase(phase)
 end
 
