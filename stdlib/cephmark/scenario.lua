@@ -1773,18 +1773,9 @@ local function sum_by_op(result)
   return out
 end
 
-function Run:distributed_bench(description, op, bench)
-  local options = {}
-  for key, value in pairs(bench) do
-    if type(value) ~= "function" and key ~= "op" then options[key] = plain(value) end
-  end
-  if type(bench.from) == "table" and bench.from.agent_phase then
-    options.from = { agent_phase = bench.from.agent_phase } -- each agent reads its own put's objects
-  end
-  local result = self.coordinator:run_phase { pool = description.kind == "pool" and description.pool or nil,
-    target = description, op = op, options = options }
-  local phase = self.coordinator.phases
-  result.agent_phase = phase
+-- The console lines of a phase on agents: one per agent, the excluded and slow ones, the
+-- start skew and the rate split.
+function Run:say_agents(result)
   local names = {}
   for name in pairs(result.agents) do names[#names + 1] = name end
   table.sort(names)
@@ -1806,6 +1797,21 @@ function Run:distributed_bench(description, op, bench)
   if result.series_p99 == "worst agent" then
     say("  per-second p99 is the worst agent's: " .. tostring(result.series_p99_why))
   end
+end
+
+function Run:distributed_bench(description, op, bench)
+  local options = {}
+  for key, value in pairs(bench) do
+    if type(value) ~= "function" and key ~= "op" then options[key] = plain(value) end
+  end
+  if type(bench.from) == "table" and bench.from.agent_phase then
+    options.from = { agent_phase = bench.from.agent_phase } -- each agent reads its own put's objects
+  end
+  local result = self.coordinator:run_phase { pool = description.kind == "pool" and description.pool or nil,
+    target = description, op = op, options = options }
+  local phase = self.coordinator.phases
+  result.agent_phase = phase
+  self:say_agents(result)
   if description.kind == "swift" or description.kind == "s3" then
     result.by_endpoint = self:by_endpoint(result, phase)
   end
@@ -1929,23 +1935,13 @@ function Run:distributed_workers(code, run_options)
     if type(value) ~= "function" then options[key] = plain(value) end
   end
   local result = self.coordinator:run_phase { kind = "workers", op = "workers", code = code, options = options }
-  local names = {}
-  for name in pairs(result.agents) do names[#names + 1] = name end
-  table.sort(names)
-  for _, name in ipairs(names) do
-    local r = result.agents[name]
-    say(string.format("  agent %-12s %d ops in %.2f s, p99 %s%s", name, r.ops or 0, r.elapsed or 0,
-      format_latency(type(r.lat) == "table" and r.lat.p99 or nil), r.interrupted and " (interrupted)" or ""))
-  end
-  for _, e in ipairs(result.excluded) do say(string.format("  agent %-12s EXCLUDED: %s", e.agent, e.reason)) end
   if result.agent_count == 0 and #result.excluded > 0 and not result.interrupted then
     -- no agent ran it (a worker raised everywhere, or setup did): the phase fails as it
     -- would in a single-client run, with the first agent's reason
     error(string.format("s:workers: the phase failed on every agent; %s: %s", result.excluded[1].agent,
       result.excluded[1].reason), 0)
   end
-  say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms",
-    result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000))
+  self:say_agents(result)
   return result
 end
 

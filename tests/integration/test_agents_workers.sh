@@ -49,17 +49,17 @@ return cm.scenario {
     s:workers { name = "paced", pool = pool, n = 2, seconds = 2, rate = 41, fn = function(w)
       while true do assert(pool:stat(string.format("%s.%d.1.of2", w.agent, w.id))) end
     end }
-    s:phase("objects", function()
-      local by_agent = {}
-      for _, name in ipairs(pool:objects()) do
-        local agent = name:match("^(.-)%.%d+%.%d+%.of2$")
-        if agent then by_agent[agent] = (by_agent[agent] or 0) + 1 end
-      end
-      local names = {}
-      for agent in pairs(by_agent) do names[#names + 1] = agent end
-      table.sort(names)
-      for _, agent in ipairs(names) do print(string.format("objects of %s: %d", agent, by_agent[agent])) end
-    end)
+    -- counted here, in the run function: a function phase would run on the agents, which
+    -- is refused with --agents
+    local by_agent = {}
+    for _, name in ipairs(pool:objects()) do
+      local agent = name:match("^(.-)%.%d+%.%d+%.of2$")
+      if agent then by_agent[agent] = (by_agent[agent] or 0) + 1 end
+    end
+    local names = {}
+    for agent in pairs(by_agent) do names[#names + 1] = agent end
+    table.sort(names)
+    for _, agent in ipairs(names) do print(string.format("objects of %s: %d", agent, by_agent[agent])) end
   end,
 }
 LUA

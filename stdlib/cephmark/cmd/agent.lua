@@ -220,15 +220,9 @@ end
 ------------------------------------------------------------------------------------------
 -- scripted workers: the coordinator's worker function, run here (worker_code.lua)
 
--- the pool of that name, opened once per run
+-- the pool of that name, opened once per run (with the phases' targets, closed at its end)
 function Agent:open_pool(name)
-  local pool = self.pools[name]
-  if pool then return pool end
-  local err
-  pool, err = self.cluster:pool(name)
-  if not pool then return nil, err end
-  self.pools[name] = pool
-  return pool
+  return agent_targets.open(self.cluster, { kind = "pool", pool = name }, {}, self.targets)
 end
 
 -- Prepare barrier of a workers phase: reads and loads the code, opens its pools, and runs
@@ -259,7 +253,6 @@ function Agent:prepare_workers(message, body)
   self:reply(message, { ready = true })
 end
 
--- The phase's result and histogram, written as objects for the coordinator.
 -- A phase's per-second hook: it keeps each second's latency histogram (encoded, for the
 -- coordinator's per-second merge), heartbeats, and answers messages between seconds (a stop
 -- for this run ends the phase; anything else is answered "busy"). -> watch {stop,
