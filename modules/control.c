@@ -12,6 +12,8 @@
  *   control.notify(pool, oid, payload, timeout) -> acks, timeouts
  *   control.histogram(result) -> blob   the encoded latency histogram of a bench result
  *   control.merge_histograms({blob, ...}) -> latency table (as a bench result's lat), blob
+ *   control.merge_encoded(a | nil, b) -> blob | nil, err   two encodings merged, sparse
+ *   control.hist_quantiles(blob) -> {count, p50, p99, p999, min, max} | nil, err (seconds)
  *
  * Watch callbacks run on librados threads: they only copy the payload onto a queue and
  * write an eventfd; the Lua thread takes messages with watch:next. */
@@ -517,6 +519,63 @@ static int control_merge_histograms(lua_State *L)
     return 2;
 }
 
+/* control.merge_encoded(a | nil, b) -> the encoding of the merge of two encodings, computed
+ * on their sparse bucket lists (cm_hist_merge_encoded): folding many small histograms, such
+ * as every agent's histogram of one second, costs their lengths, not 127 KiB each. An input
+ * that is not an encoding is a failure of the data an agent wrote: nil, message. */
+static int control_merge_encoded(lua_State *L)
+{
+    size_t alen = 0, blen = 0;
+    const char *a = lua_isnoneornil(L, 1) ? NULL : luaL_checklstring(L, 1, &alen);
+    const char *b = luaL_checklstring(L, 2, &blen);
+    unsigned char *out = NULL;
+    size_t out_len = 0;
+    int rc = cm_hist_merge_encoded((const unsigned char *)a, alen, (const unsigned char *)b, blen,
+                                   &out, &out_len);
+    if (rc < 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "histograms cannot be merged: %s", strerror(-rc));
+        return 2;
+    }
+    lua_pushlstring(L, (const char *)out, out_len);
+    free(out);
+    return 1;
+}
+
+static void set_seconds(lua_State *L, const char *name, uint64_t ns)
+{
+    lua_pushnumber(L, (double)ns / 1e9);
+    lua_setfield(L, -2, name);
+}
+
+/* control.hist_quantiles(blob) -> {count, p50, p99, p999, min, max} (seconds) of one
+ * encoding, or nil, message when it is not one. */
+static int control_hist_quantiles(lua_State *L)
+{
+    size_t length = 0;
+    const char *blob = luaL_checklstring(L, 1, &length);
+    cm_hist *hist = cm_hist_new();
+    if (hist == NULL)
+        return luaL_error(L, "out of memory");
+    int rc = cm_hist_decode(hist, (const unsigned char *)blob, length);
+    if (rc < 0) {
+        cm_hist_free(hist);
+        lua_pushnil(L);
+        lua_pushfstring(L, "not a histogram encoding: %s", strerror(-rc));
+        return 2;
+    }
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, (lua_Integer)cm_hist_count(hist));
+    lua_setfield(L, -2, "count");
+    set_seconds(L, "p50", cm_hist_percentile(hist, 50.0));
+    set_seconds(L, "p99", cm_hist_percentile(hist, 99.0));
+    set_seconds(L, "p999", cm_hist_percentile(hist, 99.9));
+    set_seconds(L, "min", cm_hist_min(hist));
+    set_seconds(L, "max", cm_hist_max(hist));
+    cm_hist_free(hist);
+    return 1;
+}
+
 /* control.histogram(result) -> the encoded latency histogram of a bench result | nil */
 static int control_histogram(lua_State *L)
 {
@@ -532,8 +591,10 @@ int luaopen_cephmark_control(lua_State *L)
         {"cookie", watch_cookie}, {"next", watch_next},   {NULL, NULL},
     };
     static const luaL_Reg functions[] = {
+        {"hist_quantiles", control_hist_quantiles},
         {"histogram", control_histogram},
         {"instance_id", control_instance_id},
+        {"merge_encoded", control_merge_encoded},
         {"merge_histograms", control_merge_histograms},
         {"notify", control_notify},
         {"omap_get", control_omap_get},

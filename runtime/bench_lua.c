@@ -33,7 +33,8 @@ static const char *const arrival_choices[] = {"uniform", "poisson", NULL};
 #define ENGINE_FIELD(field) offsetof(struct engine_values, field)
 
 /* The engine writes threads and rate (open loop) into the result itself; the others are
- * bounds and hooks. rate and on_second are read by hand (a positive number, a function): they are
+ * bounds and hooks. rate, on_second and second_histograms are read by hand (a positive number,
+ * a function, the per-second bridge's flag): they are
  * listed so that the check, the lists and the docs know them; their offset is unused. */
 const struct cm_option cm_engine_options[] = {
     {"arrivals", CM_OPTION_CHOICE, ENGINE_FIELD(arrivals), "uniform", 0, 0, arrival_choices, 0,
@@ -53,6 +54,9 @@ const struct cm_option cm_engine_options[] = {
      "stop after starting this many ops (0: no op bound)"},
     {"rate", CM_OPTION_NUMBER, 0, NULL, 0, 0, NULL, 0,
      "open loop: start this many ops per second (latency corrected for coordinated omission)"},
+    {"second_histograms", CM_OPTION_BOOL, 0, "false", 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "on_second's table also carries `hist`, the second's encoded latency histogram (what "
+     "an agent sends so that the coordinator merges each second exactly)"},
     {"seconds", CM_OPTION_DURATION, ENGINE_FIELD(seconds), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
      "stop starting ops after this long (the target's default when no bound is given)"},
     {"think", CM_OPTION_DURATION, ENGINE_FIELD(think), "0", 0, 0, NULL, 0,

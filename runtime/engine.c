@@ -405,18 +405,19 @@ static void close_second_of(struct cm_engine *engine, uint64_t second_end_ns, ui
     }
     push_second(engine, &second);
     account_second(engine, &second, length_ns, busy_ns);
-    cm_hist_reset(engine->second_hist);
     /* the ops still in flight are in flight for the whole next second, so far */
     engine->second_busy_ns = (int64_t)engine->in_flight * (int64_t)NS_PER_S;
     engine->second_ops = engine->second_bytes = engine->second_errors = 0;
     memset(engine->second_kind_ops, 0, sizeof engine->second_kind_ops);
     memset(engine->second_kind_bytes, 0, sizeof engine->second_kind_bytes);
     engine->second_last_latency_s = -1;
+    second.latency = engine->second_hist; /* the callback's view; reset below */
     if (engine->config->on_second &&
         !engine->config->on_second(engine->config->on_second_arg, &second)) {
         stop_starting(engine, second_end_ns, CM_STOP_CALLBACK);
         engine->result->stopped = true;
     }
+    cm_hist_reset(engine->second_hist);
 }
 
 static void close_second(struct cm_engine *engine, uint64_t second_end_ns)

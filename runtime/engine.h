@@ -217,6 +217,10 @@ struct cm_engine_second {
     bool warmup;                     /* the second is part of the warm-up */
     bool partial;                    /* the last, shorter second; rates are scaled to its length */
     bool steady;                     /* the second is in the steady-state window (below) */
+    /* The second's latency histogram: set only for on_second, valid during the call (NULL
+     * in the result's series), so a caller can keep it (encoded) for merging seconds across
+     * clients without the engine holding one per second. */
+    const cm_hist *latency;
 };
 
 /* The steady-state window: the whole seconds after ramp-up and before the stop. Ramp-up

@@ -249,6 +249,16 @@ static void push_second(lua_State *L, const struct cm_engine_second *s)
     lua_setfield(L, -2, "steady");
 }
 
+/* Sets `hist` of the second's table on top of the stack: the second's encoded histogram. */
+static void push_second_histogram(lua_State *L, const cm_hist *hist)
+{
+    size_t size = cm_hist_encoded_size(hist);
+    luaL_Buffer b;
+    unsigned char *buf = (unsigned char *)luaL_buffinitsize(L, &b, size);
+    luaL_pushresultsize(&b, cm_hist_encode(hist, buf, size));
+    lua_setfield(L, -2, "hist");
+}
+
 /* Runs on the loop thread once a second; a Lua error must not unwind through the engine
  * (ops are in flight), so the callback runs protected and its error is kept for later.
  * It runs armed (interrupt.h): after a stop signal, a callback that loops is stopped at
@@ -261,6 +271,8 @@ static bool call_second_callback(void *arg, const struct cm_engine_second *secon
         return false;
     lua_rawgeti(L, LUA_REGISTRYINDEX, bridge->callback_ref);
     push_second(L, second);
+    if (bridge->second_histograms && second->latency && cm_hist_count(second->latency))
+        push_second_histogram(L, second->latency);
     struct cm_interrupt_arming previous = cm_interrupt_arm(UINT64_MAX, bridge->stop_on_interrupt);
     int status = lua_pcall(L, 1, 1, 0);
     cm_interrupt_disarm(previous);
@@ -293,6 +305,7 @@ void cm_engine_lua_bridge(lua_State *L, int index, const char *what,
     bridge->callback_ref = LUA_NOREF;
     bridge->error_ref = LUA_NOREF;
     bridge->stop_on_interrupt = !config->ignore_interrupt;
+    bridge->second_histograms = cm_lua_opt_bool(L, index, "second_histograms", 0, what);
     int type = lua_getfield(L, index, "on_second");
     if (type == LUA_TFUNCTION) {
         bridge->callback_ref = luaL_ref(L, LUA_REGISTRYINDEX);

@@ -17,6 +17,9 @@ struct cm_engine_lua {
     int callback_ref;       /* LUA_NOREF when there is none */
     int error_ref;          /* the callback's error, LUA_NOREF when none */
     bool stop_on_interrupt; /* not ignore_interrupt: the callback is stopped by a signal */
+    /* second_histograms = true: each second's table carries `hist`, the encoding of the
+     * second's latency histogram (absent for a second without completions) */
+    bool second_histograms;
 };
 
 /* Fills `config` from the options table at `index`. Raises on misuse (wrong types, t=0,

@@ -115,4 +115,16 @@ size_t cm_hist_encode(const cm_hist *hist, unsigned char *buf, size_t cap);
  * is left empty. Never reads outside buf[0, len) and never allocates. */
 int cm_hist_decode(cm_hist *out, const unsigned char *buf, size_t len);
 
+/* The encoding of the merge of two encodings, exactly what cm_hist_encode would give for
+ * the merged histogram, computed without expanding either: the buckets are merged as the
+ * two sparse lists they are, so the cost follows the encodings' lengths (a second's
+ * histogram: a few hundred bytes), not the 127 KiB of a histogram. For merging many small
+ * histograms, such as every agent's histogram of one second. `a` may be NULL (alen 0) for
+ * an empty start. On success *out is malloc'd (the caller frees it) and *out_len set.
+ * Returns 0, -EINVAL for an input that is not framed as an encoding (magic, version, CRC,
+ * layout, bucket list, counts), -EOVERFLOW when the counts overflow, or -ENOMEM. The
+ * statistics' plausibility is checked when the result is decoded, not here. */
+int cm_hist_merge_encoded(const unsigned char *a, size_t alen, const unsigned char *b, size_t blen,
+                          unsigned char **out, size_t *out_len);
+
 #endif

@@ -68,7 +68,7 @@ static const char run_usage_text[] =
     "  --timeout SECONDS         connect and mon command timeout (default: 10)\n"
     "  -o, --output DIR          results directory\n"
     "  -L DIR                    add DIR to the folders require searches (repeatable)\n"
-    "  --agents N|NAME,NAME      run each pool phase on N registered agents (or those named),\n"
+    "  --agents N|NAME,NAME      run each phase on N registered agents (or those named),\n"
     "                            started together; results merged (see docs/distributed.md)\n"
     "  --monitors all|NAME,NAME  read each phase's host figures (daemons' CPU, disks,\n"
     "                            network) from these `cephmark agent --monitor` monitors\n"

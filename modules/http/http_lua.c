@@ -19,6 +19,7 @@ struct connection {
     bool bench_running;
     unsigned worker_targets; /* scripted-worker phases' targets using the connection */
     enum cm_http_transport worker_transport; /* what scripted workers' requests go over */
+    double timeout, connect_timeout;         /* as connect was given them (connect_options) */
 };
 
 static const char *const connection_types[] = {"cephmark.swift.connection",
@@ -224,6 +225,8 @@ static int connect_api(lua_State *L)
     struct connection *conn = lua_newuserdatauv(L, sizeof *conn, 0);
     memset(conn, 0, sizeof *conn);
     conn->worker_transport = transport;
+    conn->timeout = creds.timeout;
+    conn->connect_timeout = creds.connect_timeout;
     luaL_setmetatable(L, connection_types[api]);
     char error[1024];
     int rc = cm_http_client_init(&conn->client, &creds, error, sizeof error);
@@ -648,6 +651,47 @@ static int connection_info(lua_State *L)
     }
     lua_pushinteger(L, (lua_Integer)conn->client.auth_requests);
     lua_setfield(L, -2, "auth_requests");
+    return 1;
+}
+
+/* conn:connect_options() -> the table swift.connect / s3.connect take to open the same
+ * connection elsewhere, credentials included: what a multi-client run sends to its agents
+ * (docs/distributed.md). Never print it. */
+static int connection_connect_options(lua_State *L)
+{
+    static const char *const transport_names[] = {"auto", "curl", "native"};
+    struct connection *conn = check_connection(L, 1);
+    const struct cm_http_client *client = &conn->client;
+    bool swift = client->api == CM_HTTP_SWIFT;
+    lua_createtable(L, 0, 8);
+    lua_pushstring(L, swift ? "swift" : "s3");
+    lua_setfield(L, -2, "api");
+    if (swift) {
+        lua_pushstring(L, client->auth_url);
+        lua_setfield(L, -2, "auth_url");
+        if (client->storage_url_fixed) {
+            lua_pushstring(L, client->storage_url);
+            lua_setfield(L, -2, "storage_url");
+        }
+    } else {
+        lua_pushstring(L, client->storage_url);
+        lua_setfield(L, -2, "endpoint");
+        if (client->region[0]) {
+            lua_pushstring(L, client->region);
+            lua_setfield(L, -2, "region");
+        }
+    }
+    lua_pushstring(L, client->user);
+    lua_setfield(L, -2, swift ? "user" : "access_key");
+    lua_pushstring(L, client->key);
+    lua_setfield(L, -2, swift ? "key" : "secret_key");
+    lua_pushnumber(L, conn->timeout);
+    lua_setfield(L, -2, "timeout");
+    lua_pushnumber(L, conn->connect_timeout);
+    lua_setfield(L, -2, "connect_timeout");
+    unsigned transport = (unsigned)conn->worker_transport;
+    lua_pushstring(L, transport < 3 ? transport_names[transport] : "auto");
+    lua_setfield(L, -2, "transport");
     return 1;
 }
 
@@ -1197,6 +1241,7 @@ int cm_http_lua_open(lua_State *L, enum cm_http_api api, const char *connection_
         return luaL_error(L, "%s: %s", swift ? "cephmark.swift" : "cephmark.s3", error);
     const luaL_Reg methods[] = {
         {"close", connection_close},
+        {"connect_options", connection_connect_options},
         {swift ? "create_container" : "create_bucket", connection_create_container},
         {"delete", connection_delete},
         {swift ? "delete_container" : "delete_bucket", connection_delete_container},

@@ -15,6 +15,8 @@
 --                               version}}
 --   run.<run>.p<N>.<agent>.json the agent's result of phase N (summary, series, start time)
 --   run.<run>.p<N>.<agent>.hist its encoded latency histogram (runtime/hist.c format)
+--   run.<run>.p<N>.<agent>.shist its per-second latency histograms (M.pack_seconds)
+--   run.<run>.p<N>.workers      a workers phase's code (worker_code.lua), read by the agents
 -- Messages are JSON objects with `type` and `run`; replies (notify acks) are JSON with the
 -- replying agent's name.
 
@@ -37,8 +39,63 @@ M.GO_TIMEOUT = 5.0
 function M.scenario_object(run) return "run." .. run .. ".scenario" end
 function M.result_object(run, phase, agent) return string.format("run.%s.p%d.%s.json", run, phase, agent) end
 function M.hist_object(run, phase, agent) return string.format("run.%s.p%d.%s.hist", run, phase, agent) end
+function M.second_hist_object(run, phase, agent)
+  return string.format("run.%s.p%d.%s.shist", run, phase, agent)
+end
+
+-- One phase's per-second latency histograms in one object: a header line
+-- "cephmark-seconds 1 <n>", a line of n lengths (0 for a second without completions), then
+-- the n encodings back to back. Second i's encoding starts after the lengths of 1..i-1.
+local SECONDS_MAGIC = "cephmark-seconds 1"
+function M.pack_seconds(encodings, n)
+  local lengths = {}
+  for i = 1, n do lengths[i] = encodings[i] and #encodings[i] or 0 end
+  local parts = { SECONDS_MAGIC .. " " .. n .. "\n", table.concat(lengths, " ") .. "\n" }
+  for i = 1, n do parts[#parts + 1] = encodings[i] or "" end
+  return table.concat(parts)
+end
+
+-- unpack_seconds(blob) -> iterator of (second, encoding | nil), or nil, message when the
+-- blob is not a packing of seconds (the lengths must add up to what follows them)
+function M.unpack_seconds(blob)
+  local n, after
+  if blob:sub(1, #SECONDS_MAGIC + 1) == SECONDS_MAGIC .. " " then
+    n, after = blob:match("^(%d+)\n()", #SECONDS_MAGIC + 2)
+  end
+  if not n then return nil, "not a per-second histogram object" end
+  local lengths_end = blob:find("\n", after, true)
+  if not lengths_end then return nil, "per-second histogram object truncated" end
+  local lengths, total = {}, 0
+  for length in blob:sub(after, lengths_end - 1):gmatch("%d+") do
+    lengths[#lengths + 1] = tonumber(length)
+    total = total + lengths[#lengths]
+  end
+  if #lengths ~= tonumber(n) or lengths_end + total ~= #blob then
+    return nil, "per-second histogram object inconsistent (lengths do not add up)"
+  end
+  local i, offset = 0, lengths_end + 1
+  return function()
+    i = i + 1
+    if i > #lengths then return nil end
+    local from = offset
+    offset = offset + lengths[i]
+    if lengths[i] == 0 then return i, nil end
+    return i, blob:sub(from, offset - 1)
+  end
+end
 function M.prefix(run, agent) return string.format("cephmark_%s_%s_", run, agent) end
 function M.run_name(run, agent) return string.format("cephmark_%s_%s_meta", run, agent) end
+function M.code_object(run, phase) return string.format("run.%s.p%d.workers", run, phase) end
+
+-- This boot of this machine (Linux's boot id), or nil: two processes that report the same
+-- one share CLOCK_MONOTONIC, so their monotonic times can be compared.
+function M.boot_id()
+  if M.boot == nil then
+    local ok, text = pcall(sys.read_file, "/proc/sys/kernel/random/boot_id")
+    M.boot = ok and type(text) == "string" and text:match("[%x-]+") or false
+  end
+  return M.boot or nil
+end
 
 local function decode(text)
   local ok, value = pcall(json.decode, text)
@@ -343,8 +400,12 @@ end
 -- Merges agents' phase results one at a time, as they arrive, so that the coordinator holds
 -- one agent's decoded result at a time (its series is what weighs: about 4 MB per agent-hour
 -- decoded): counts summed, latency from the exact merge of the histograms, the per-second
--- series summed by second, elapsed = the longest agent's.
---   local m = distributed.merger(); m:add(result, hist) ...; local merged = m:result()
+-- series summed by second, elapsed = the longest agent's. Each second's percentiles come
+-- from the agents' histograms of that second, folded into one encoding per second as each
+-- agent arrives (control.merge_encoded): the memory is one merged histogram per second,
+-- whatever the number of agents. The worst agent's p99 of each second stays beside it as
+-- p99_worst_agent.
+--   local m = distributed.merger(); m:add(result, hist, shist) ...; local merged = m:result()
 local Merger = {}
 Merger.__index = Merger
 local summed = { "ops", "bytes", "errors", "verify_failures", "started", "reads", "writes" }
@@ -352,14 +413,40 @@ local summed_per_second = { "cur_ops", "started", "finished", "ops", "bytes", "e
   "read_ops", "write_ops", "read_bytes", "write_bytes" }
 
 function M.merger()
-  return setmetatable({ histograms = {}, series = {}, total = { ops = 0, bytes = 0, errors = 0,
+  return setmetatable({ histograms = {}, series = {}, second_hists = {}, without_seconds = {},
+    total = { ops = 0, bytes = 0, errors = 0,
     verify_failures = 0, started = 0, reads = 0, writes = 0, elapsed = 0, interrupted = false,
     drained = true } }, Merger)
 end
 
--- Folds one agent's result (and its encoded histogram, if any) in; the result's series is
--- not kept.
-function Merger:add(r, hist)
+-- Folds one agent's per-second histograms (M.pack_seconds) into the merged ones. An agent
+-- whose object is missing or unreadable is named in without_seconds: the series' p99 is then
+-- the worst agent's.
+function Merger:add_seconds(r, shist)
+  local next_second, err
+  if shist then next_second, err = M.unpack_seconds(shist) end
+  if next_second then
+    local merged = self.second_hists
+    for i, encoding in next_second do
+      if encoding then
+        local folded, merge_err = control.merge_encoded(merged[i], encoding)
+        if not folded then
+          err = merge_err
+          break
+        end
+        merged[i] = folded
+      end
+    end
+  end
+  if err or not shist then
+    self.without_seconds[#self.without_seconds + 1] = string.format("%s (%s)", tostring(r.agent),
+      err or "no per-second histograms")
+  end
+end
+
+-- Folds one agent's result (its encoded histogram and per-second histograms, if any) in;
+-- the result's series is not kept.
+function Merger:add(r, hist, shist)
   local total, series = self.total, self.series
   for _, key in ipairs(summed) do total[key] = total[key] + (tonumber(r[key]) or 0) end
   total.elapsed = math.max(total.elapsed, tonumber(r.elapsed) or 0)
@@ -379,6 +466,29 @@ function Merger:add(r, hist)
     series[i] = out
   end
   if hist then self.histograms[#self.histograms + 1] = hist end
+  self:add_seconds(r, shist)
+end
+
+-- Each merged second's percentiles from its merged histogram (p50, p99, p999, max_lat), the
+-- worst agent's p99 kept as p99_worst_agent. When an agent's per-second histograms are
+-- missing, p99 stays the worst agent's and total.series_p99 says so.
+function Merger:second_percentiles()
+  local total = self.total
+  for _, s in ipairs(self.series) do s.p99_worst_agent = s.p99 end
+  if #self.without_seconds > 0 then
+    total.series_p99 = "worst agent"
+    total.series_p99_why = "no per-second histograms from " .. table.concat(self.without_seconds, ", ")
+    return
+  end
+  total.series_p99 = "merged"
+  for i, s in ipairs(self.series) do
+    local encoding = self.second_hists[i]
+    local q = encoding and control.hist_quantiles(encoding)
+    if q then
+      s.p50, s.p99, s.p999, s.max_lat, s.lat_count = q.p50, q.p99, q.p999, q.max, q.count
+    end
+  end
+  self.second_hists = {}
 end
 
 -- The spread of one per-second figure over the full seconds: stddev, max, min.
@@ -408,11 +518,130 @@ function Merger:result()
   total.bandwidth_stddev, total.bandwidth_max, total.bandwidth_min = spread(full, "cur_mib")
   total.iops_stddev, total.iops_max, total.iops_min = spread(full, "iops")
   total.lat = #self.histograms > 0 and control.merge_histograms(self.histograms) or { count = 0 }
+  self:second_percentiles()
   total.series = self.series
   return total
 end
 
--- Reads an agent's result objects for phase `phase` -> result table, histogram | nil
+-- An open loop's aggregate rate split over the agents that start the phase: {[agent] =
+-- ops/s}, summing to `rate` exactly. A whole rate of at least one op/s per agent is split in
+-- whole ops/s, the remainder one op/s each to the first agents by name; any other rate in
+-- equal shares. Each agent's engine corrects its own latencies for coordinated omission
+-- against its own schedule.
+function M.rate_shares(rate, agents)
+  local names = {}
+  for i, name in ipairs(agents) do names[i] = name end
+  table.sort(names)
+  local shares = {}
+  for i, name in ipairs(names) do shares[name] = M.split_rate(rate, #names, i) end
+  return shares
+end
+
+-- The rule that names a slow agent is the one that names a slow OSD (telemetry.lua): an
+-- agent with at least MIN_OPS ops whose p99 is more than OUTLIER_FACTOR times the median of
+-- its peers' p99s, or whose IOPS are less than the median of its peers' IOPS divided by
+-- OUTLIER_FACTOR, compared with at least two peers (so three agents or more). Worst first;
+-- each entry {agent, host, reasons = {"p99 36.2 ms (peers 0.166 ms)", ...}, p99,
+-- peers_p99, iops, peers_iops}.
+local function format_latency(seconds)
+  if seconds >= 1 then return string.format("%.3g s", seconds) end
+  return string.format("%.3g ms", seconds * 1000)
+end
+
+local function median(values)
+  table.sort(values)
+  local n = #values
+  if n == 0 then return nil end
+  if n % 2 == 1 then return values[(n + 1) // 2] end
+  return (values[n // 2] + values[n // 2 + 1]) / 2
+end
+
+function M.slow_agents(agents)
+  local telemetry = require "cephmark.telemetry"
+  local factor, eligible = telemetry.OUTLIER_FACTOR, {}
+  for name, a in pairs(agents or {}) do
+    if type(a) == "table" and (tonumber(a.ops) or 0) >= telemetry.MIN_OPS and tonumber(a.p99) and tonumber(a.iops) then
+      eligible[#eligible + 1] = { agent = name, host = a.host, p99 = a.p99, iops = a.iops }
+    end
+  end
+  table.sort(eligible, function(x, y) return x.agent < y.agent end)
+  local found = json.array()
+  if #eligible < 3 then return found end
+  for _, entry in ipairs(eligible) do
+    local p99s, iopses = {}, {}
+    for _, other in ipairs(eligible) do
+      if other ~= entry then
+        p99s[#p99s + 1] = other.p99
+        iopses[#iopses + 1] = other.iops
+      end
+    end
+    entry.peers_p99, entry.peers_iops = median(p99s), median(iopses)
+    entry.reasons = {}
+    if entry.p99 > factor * entry.peers_p99 then
+      entry.reasons[#entry.reasons + 1] = string.format("p99 %s (peers %s)", format_latency(entry.p99),
+        format_latency(entry.peers_p99))
+    end
+    if entry.iops * factor < entry.peers_iops then
+      entry.reasons[#entry.reasons + 1] = string.format("%.0f IOPS (peers %.0f)", entry.iops, entry.peers_iops)
+    end
+    if #entry.reasons > 0 then
+      entry.severity = math.max(entry.p99 / entry.peers_p99, entry.peers_iops / math.max(entry.iops, 1e-9))
+      found[#found + 1] = entry
+    end
+  end
+  table.sort(found, function(x, y) return x.severity > y.severity end)
+  return found
+end
+
+-- One row per host of a distributed phase: the agents on it (their ops, IOPS, MiB/s and
+-- errors summed, the worst p50 and p99) and the host monitor on it (cluster.hosts, keyed by
+-- monitor name, each with its `host`), so that an agent and a monitor on the same host are
+-- one row. A monitor recorded as missing has no host: its row is keyed by its name.
+-- -> {[host] = {host, agents = {names}, ops, iops, bandwidth_mib, errors, p50, p99, slow,
+--    monitor = name, host_cpu_busy, osd_cpu_seconds, monitor_missing}} (the monitor's
+--    figures in full stay in cluster.hosts)
+function M.per_host(agents, monitors, slow)
+  local rows = {}
+  local function row(host)
+    rows[host] = rows[host] or { host = host, agents = {} }
+    return rows[host]
+  end
+  local slow_names = {}
+  for _, entry in ipairs(slow or {}) do slow_names[entry.agent] = true end
+  local names = {}
+  for name in pairs(agents or {}) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local a = agents[name]
+    local r = row(tostring(a.host or name))
+    r.agents[#r.agents + 1] = name
+    for _, key in ipairs { "ops", "iops", "bandwidth_mib", "errors" } do
+      r[key] = (r[key] or 0) + (tonumber(a[key]) or 0)
+    end
+    r.p50 = math.max(r.p50 or 0, tonumber(a.p50) or 0)
+    r.p99 = math.max(r.p99 or 0, tonumber(a.p99) or 0)
+    r.elapsed = math.max(r.elapsed or 0, tonumber(a.elapsed) or 0)
+    if slow_names[name] then r.slow = true end
+  end
+  local monitor_names = {}
+  for name in pairs(type(monitors) == "table" and monitors or {}) do monitor_names[#monitor_names + 1] = name end
+  table.sort(monitor_names)
+  for _, name in ipairs(monitor_names) do
+    local figures = monitors[name]
+    local host = type(figures) == "table" and type(figures.host) == "string" and figures.host or name
+    local r = row(host)
+    r.monitor = name
+    if type(figures) == "table" then
+      local cpu, ceph = type(figures.cpu) == "table" and figures.cpu or {}, type(figures.ceph) == "table" and figures.ceph or {}
+      r.host_cpu_busy, r.osd_cpu_seconds = tonumber(cpu.busy_fraction), tonumber(ceph.osd_seconds)
+      if type(figures.missing) == "string" then r.monitor_missing = figures.missing end
+    end
+  end
+  return rows
+end
+
+-- Reads an agent's result objects for phase `phase` -> result table, histogram | nil,
+-- per-second histograms | nil
 function Coordinator:fetch(phase, agent)
   local name = M.result_object(self.run, phase, agent)
   if not self.pool:stat(name) then return nil end
@@ -420,13 +649,16 @@ function Coordinator:fetch(phase, agent)
   local result = text and decode(text)
   if not result then return nil end
   local hist = self.pool:read(M.hist_object(self.run, phase, agent))
+  local shist = self.pool:read(M.second_hist_object(self.run, phase, agent))
   self.objects[#self.objects + 1] = name
   self.objects[#self.objects + 1] = M.hist_object(self.run, phase, agent)
-  return result, hist
+  self.objects[#self.objects + 1] = M.second_hist_object(self.run, phase, agent)
+  return result, hist, shist
 end
 
 -- run_phase(spec) -> merged bench result with .agents (per agent), .excluded, .skew.
--- spec = {pool = name, op = "write"|..., options = {threads=, seconds=, ...}}
+-- spec = {pool = name, op = "write"|..., options = {threads=, seconds=, ...}, target = the
+-- target's description (agent_targets.lua; pool phases may give only pool)}
 function Coordinator:run_phase(spec)
   self.phases = self.phases + 1
   local phase = self.phases
@@ -441,9 +673,19 @@ function Coordinator:run_phase(spec)
     end
   end
 
-  -- barrier 1: every agent opens the pool and is ready
+  -- a workers phase's code goes into the control pool; the agents read it while preparing
+  local code
+  if spec.code then
+    code = M.code_object(self.run, phase)
+    local written, err = self.pool:write_full(code, spec.code)
+    if not written then sys.fail("cannot publish the worker code: " .. tostring(err)) end
+    self.objects[#self.objects + 1] = code
+  end
+
+  -- barrier 1: every agent opens the phase's target and is ready
   local replies = M.notify(self.pool, { type = "prepare", run = self.run, phase = phase, agents = agents,
-    pool = spec.pool, op = spec.op, options = spec.options }, M.NOTIFY_TIMEOUT)
+    pool = spec.pool, target = spec.target, op = spec.op, options = spec.options, kind = spec.kind, code = code },
+    M.NOTIFY_TIMEOUT)
   for _, name in ipairs(agents) do
     local reply = replies[name]
     if not reply then
@@ -455,14 +697,20 @@ function Coordinator:run_phase(spec)
   agents = active_list(self)
   if #agents == 0 then sys.fail("no agent is ready for phase " .. phase) end
 
-  -- barrier 2: one notify starts them all
+  -- barrier 2: one notify starts them all, each with its share of an open loop's rate
+  local requested_rate = tonumber((spec.options or {}).rate)
+  local rates = requested_rate and M.rate_shares(requested_rate, agents) or nil
   local go_sent = sys.monotonic()
-  replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents }, M.GO_TIMEOUT)
+  replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents, rates = rates },
+    M.GO_TIMEOUT)
   local go_round_trip = sys.monotonic() - go_sent
-  local starts = {}
+  local starts, monotonic_starts = {}, {}
   for _, name in ipairs(agents) do
     if replies[name] and replies[name].started then
       starts[name] = tonumber(replies[name].started)
+      if replies[name].boot and replies[name].boot == M.boot_id() then
+        monotonic_starts[name] = tonumber(replies[name].started_monotonic)
+      end
     else
       exclude(name, "did not answer the go notify")
     end
@@ -486,13 +734,13 @@ function Coordinator:run_phase(spec)
   local results_due = sys.monotonic() + math.max(0, seconds + (tonumber(options.warmup) or 0) - 1)
   local function round()
     for name in pairs(sys.monotonic() >= results_due and pending or {}) do
-      local result, hist = self:fetch(phase, name)
+      local result, hist, shist = self:fetch(phase, name)
       if result then
         pending[name] = nil
         if result.error then
           exclude(name, "failed: " .. tostring(result.error))
         else
-          merger:add(result, hist)
+          merger:add(result, hist, shist)
           merged_count = merged_count + 1
           result.series = nil -- folded into the merger: the one large part of a result
           per_agent[name] = result
@@ -543,15 +791,30 @@ function Coordinator:run_phase(spec)
   table.sort(start_values)
   merged.start_skew = #start_values > 1 and (start_values[#start_values] - start_values[1]) or 0
   merged.go_round_trip = go_round_trip
+  -- agents on the coordinator's machine also give their start on its monotonic clock:
+  -- the skew, and each one's delay after the go was sent, without trusting any wall clock
+  local delays = {}
+  for name in pairs(starts) do
+    if monotonic_starts[name] then delays[#delays + 1] = monotonic_starts[name] - go_sent end
+  end
+  if #delays > 0 and #delays == #start_values then
+    table.sort(delays)
+    merged.start_skew_monotonic = delays[#delays] - delays[1]
+    merged.go_delivery = { min = delays[1], max = delays[#delays] }
+  end
   merged.agents = {}
   for _, name in ipairs(self.agents) do
     local r = per_agent[name]
     if r then
-      merged.agents[name] = { ops = r.ops, bytes = r.bytes, errors = r.errors, elapsed = r.elapsed,
-        bandwidth_mib = r.bandwidth_mib, iops = r.iops, lat = r.lat, started_at = starts[name],
-        prefix = r.prefix, interrupted = r.interrupted }
+      local lat = type(r.lat) == "table" and r.lat or {}
+      merged.agents[name] = { host = (self.registry[name] or {}).host, ops = r.ops, bytes = r.bytes,
+        errors = r.errors, elapsed = r.elapsed, bandwidth_mib = r.bandwidth_mib, iops = r.iops, p50 = lat.p50,
+        p99 = lat.p99, lat = r.lat, started_at = starts[name], prefix = r.prefix, interrupted = r.interrupted,
+        rate = r.rate, endpoint = r.endpoint, image = r.image, by_op = r.by_op }
     end
   end
+  merged.slow_agents = M.slow_agents(merged.agents)
+  if rates then merged.rate, merged.rate_shares = requested_rate, rates end
   merged.excluded = excluded
   merged.agent_count = merged_count
   if #excluded > 0 then merged.incomplete = true end
@@ -567,6 +830,20 @@ function Coordinator:finish(interrupted)
   end
   pcall(M.notify, self.pool, { type = "done", run = self.run }, M.GO_TIMEOUT)
   for _, name in ipairs(self.objects or {}) do pcall(self.pool.remove, self.pool, name) end
+end
+
+-- An open-loop rate split over n agents: agent i's share (i = 1..n), so that the shares add
+-- up to the rate asked for. A whole rate of at least n ops/s is split into whole shares
+-- (the first rate % n agents one op/s more); any other rate into n equal shares. nil stays
+-- nil (closed loop).
+function M.split_rate(rate, n, i)
+  rate = tonumber(rate)
+  if not rate or rate <= 0 or n <= 1 then return rate end
+  if math.type(rate) == "integer" or (rate == math.floor(rate) and rate < 2 ^ 53) then
+    local whole = math.tointeger(rate)
+    if whole >= n then return whole // n + (i <= whole % n and 1 or 0) end
+  end
+  return rate / n
 end
 
 return M

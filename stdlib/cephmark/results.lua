@@ -149,7 +149,7 @@ local space_columns = { "status", "stored", "raw_used", "objects", "raw_per_stor
   "percent_used", "max_avail", "settled", "waited" }
 M.series_columns = { "phase_index", "phase", "label", "sec", "cur_ops", "started", "finished", "ops",
   "bytes", "errors", "avg_mib", "cur_mib", "iops", "last_lat", "avg_lat", "p99", "max_lat", "warmup",
-  "partial", "in_flight_mean", "steady" }
+  "partial", "in_flight_mean", "steady", "p99_worst_agent" }
 
 -- phases_csv(phases) -> text: one row per phase, its variant's dimensions as
 -- variant.<name> columns (the union over all phases, in order of appearance), and a last

@@ -100,7 +100,7 @@ function M.main(opts)
   package.loaded["cephmark.context"] = context
   -- the flag a plain script cannot honour, named in the refusals below
   local flag = context.agents and "--agents" or context.monitors and "--monitors"
-  local what = context.agents and "runs the pool phases" or "reads the hosts around the phases"
+  local what = context.agents and "runs the phases" or "reads the hosts around the phases"
   if flag then
     -- a plain script would do its I/O here, on this host: refuse before it connects
     local rados = require "cephmark.rados"

@@ -6,6 +6,7 @@
 -- it created deleted, results folder written -- whether the run finished, failed or was
 -- interrupted. The object a run function gets as `s` is a Run (below).
 
+local agent_targets = require "cephmark.agent_targets"
 local compare = require "cephmark.compare"
 local config = require "cephmark.config"
 local cpu = require "cephmark.cpu"
@@ -1112,6 +1113,11 @@ function Run:run_phase(name, op, pool_label, options, runner, site, target)
       for _, line in ipairs(monitor.summary_lines(hosts)) do say(line) end
     end
   end
+  if record.result and type(record.result.agents) == "table" then
+    -- a distributed phase: its agents and host monitors, one row per host
+    record.result.per_host = plain(require("cephmark.distributed").per_host(record.result.agents,
+      record.cluster and record.cluster.hosts, record.result.slow_agents))
+  end
   if space_line and report ~= "rados-bench" then say(space_line) end
   if is_bench_result(result) and type(result.gave_up) == "string" then
     -- an HTTP phase stopped on a gateway that stayed down: said once, kept with the phase
@@ -1259,11 +1265,13 @@ local target_kinds = {
     choices = "write, seq, rand, cleanup, overwrite, append, verify or mixed" },
   image = { arg = "image", noun = "an image phase", keys = { "io_type", "pattern" }, names = io_words(true),
     choices = "read, write, randread, randwrite, readwrite or randrw (fio's rw=)",
-    say = 'io_type = "write" (and pattern = "rand")', describe = tostring },
+    say = 'io_type = "write" (and pattern = "rand")', describe = tostring, agent_options = { "per_agent" } },
   swift = { arg = "swift", noun = "a Swift phase", keys = { "op" }, names = object_ops,
-    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true },
+    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true,
+    agent_options = { "endpoint" } },
   s3 = { arg = "s3", noun = "an S3 phase", keys = { "op" }, names = object_ops,
-    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true },
+    choices = "put, get, head, delete, list or mixed", say = 'op = "put"', objects = true,
+    agent_options = { "endpoint" } },
   disk = { arg = "disk", noun = "a disk phase", keys = { "io_type", "pattern" }, names = io_words(false),
     choices = "read, write, randread or randwrite (fio's rw=)", say = 'io_type = "write" (and pattern = "rand")' },
   socket = { arg = "socket", noun = "a socket phase", keys = { "mode", "direction" },
@@ -1365,6 +1373,11 @@ function Run:phase(name, target, options)
   end
   options = options or {}
   if type(target) == "function" then
+    if self.context.agents then
+      fail_at(site, string.format("s:phase('%s'): a custom function phase cannot run on agents (--agents): its "
+        .. "function lives in this process; give the phase a target the agents open (a pool, an rbd image, a Swift "
+        .. "or S3 connection, the disk, socket or null module), or run without --agents", name))
+    end
     -- the function gets what is meant for a bench: variant, label, report stay here
     local bench_options = bench_part(options)
     return self:run_phase(name, options.op or name, nil, options, function(on_second, record)
@@ -1383,8 +1396,13 @@ function Run:phase(name, target, options)
   local bench = bench_part(options)
   local accepted = target.bench_options
   if type(accepted) == "table" then
-    check_option_names(string.format("s:phase('%s')", name), kind.noun, bench, accepted, site)
+    -- and the options saying where each agent of a multi-client run works (its own rbd
+    -- image or a shared one, its gateway endpoint), which stay here (Run:agent_phase)
+    local with_agents = { table.unpack(accepted) }
+    for _, option in ipairs(kind.agent_options or {}) do with_agents[#with_agents + 1] = option end
+    check_option_names(string.format("s:phase('%s')", name), kind.noun, bench, with_agents, site)
   end
+  for _, option in ipairs(kind.agent_options or {}) do bench[option] = nil end
   for key, value in pairs(name_settings(kind, name, bench, site)) do bench[key] = value end
   local op = bench.op
   local is_pool = kind.name == "pool"
@@ -1409,11 +1427,16 @@ function Run:phase(name, target, options)
     options.prefix = bench.prefix
   end
   if kind.objects then self:default_from(name, target, bench, site) end
+  -- with --agents every phase runs on the agents: checked, and each agent's image made,
+  -- here, before the phase's header and before any agent is asked anything
+  local agent_spec = self:agent_phase(name, kind, target, bench, options, site)
   self.next_on_cluster = kind.name == "pool" or kind.name == "image" or kind.name == "swift" or kind.name == "s3"
   local result = self:run_phase(name, op or name, pool_label, options, function(on_second)
-    if is_pool and self.context.agents then
+    if agent_spec then
       bench.on_second = on_second
-      return self:distributed_bench(target, op, bench)
+      local merged = self:distributed_bench(agent_spec, op, bench)
+      if kind.objects and is_bench_result(merged) then self:track_put(target, bench, merged) end
+      return merged
     end
     local bench_result = self:call_bench(name, target, is_handle, bench, on_second, site)
     -- tracked here, before run_phase raises "interrupted" for an interrupted write, so
@@ -1538,26 +1561,263 @@ function Run:start_agents()
     agents = agents.spec, control_pool = agents.control_pool, script = self.context.script,
     params = self.scenario.params:as_params_file(self.values), wait = agents.wait,
   })
+  self:check_script_attributes()
 end
 
-function Run:distributed_bench(pool, op, bench)
+-- Every "{agent.KEY}" written in the scenario's text must be an attribute of every chosen
+-- agent: checked when the run starts, before any pool or phase (a reference built while
+-- the run goes is checked at its phase, Run:agent_phase).
+function Run:check_script_attributes()
+  local script = self.context.script
+  local text = script and sys.read_file(script)
+  if not text then return end
+  local needed = agent_targets.needed(text)
+  for _, agent in ipairs(self.coordinator.agents) do
+    local attrs = self:agent_attributes(agent)
+    for _, key in ipairs(needed) do
+      if attrs[key] == nil then
+        sys.fail(string.format("agent %s has no attribute '%s', which %s names as {agent.%s}; start it with "
+          .. "`cephmark agent --attr %s=VALUE`", agent, key, script, key, key))
+      end
+    end
+  end
+end
+
+-- The agents chosen for the run that are still in it, in the run's order.
+function Run:active_agents()
+  local list = {}
+  for _, agent in ipairs(self.coordinator.agents) do
+    if self.coordinator.active[agent] then list[#list + 1] = agent end
+  end
+  return list
+end
+
+-- Each agent's attributes, from its registration ("{agent.KEY}" resolved as it will be
+-- resolved on the agent).
+function Run:agent_attributes(agent)
+  return agent_targets.attributes(agent, self.coordinator.registry[agent] or {})
+end
+
+-- With --agents: the phase's checks and its description for the agents, or nil without
+-- --agents. Refuses (one line, exit 2) a target the agents cannot open, an attribute an
+-- agent lacks, two agents of one host on one disk path; makes each agent's own rbd image.
+function Run:agent_phase(name, kind, target, bench, options, site)
+  local function refuse(message) fail_at(site, string.format("s:phase('%s'): %s", name, message)) end
+  if options.per_agent ~= nil then
+    if kind.name ~= "image" then
+      refuse("per_agent is for rbd image phases (each agent's own image, or a shared one)")
+    end
+    local bad = agent_targets.check_per_agent(options.per_agent)
+    if bad then refuse(bad) end
+  end
+  if options.endpoint ~= nil then
+    if kind.name ~= "swift" and kind.name ~= "s3" then refuse("endpoint is for Swift and S3 phases") end
+    local list = type(options.endpoint) == "table" and options.endpoint or { options.endpoint }
+    if #list == 0 then refuse("endpoint = {} names no endpoint") end
+    for _, url in ipairs(list) do
+      if type(url) ~= "string" or not (url:find("{agent", 1, true) or agent_targets.origin(url)) then
+        refuse(string.format("endpoint must be a URL such as http://10.0.0.5:8080 (or \"{agent.KEY}\"), got %s",
+          params.show(url)))
+      end
+    end
+  end
+  if not self.context.agents then
+    if options.endpoint ~= nil then
+      refuse("endpoint is for runs with --agents (each agent's gateway); without, the phase uses its connection's")
+    end
+    return nil
+  end
   if not self.coordinator then self:start_agents() end
+  if not agent_targets.KINDS[kind.name] then
+    refuse(string.format("%s cannot run on agents (--agents): the agents can open only a pool, an rbd image, a "
+      .. "Swift or S3 connection, the disk, socket or null module; run it without --agents", kind.noun))
+  end
+  local description, why = agent_targets.describe(kind.name, target,
+    { per_agent = options.per_agent, endpoint = options.endpoint })
+  if not description then refuse(string.format("%s cannot be sent to the agents: %s", kind.noun, why)) end
+  local agents = self:active_agents()
+  local needed = agent_targets.needed(bench, description, options.endpoint)
+  for _, agent in ipairs(agents) do
+    local attrs = self:agent_attributes(agent)
+    for _, key in ipairs(needed) do
+      if attrs[key] == nil then
+        refuse(string.format("agent %s has no attribute '%s', which the phase names as {agent.%s}; start it with "
+          .. "`cephmark agent --attr %s=VALUE`", agent, key, key, key))
+      end
+    end
+  end
+  if kind.name == "disk" then self:check_agent_disks(agents, bench, refuse) end
+  if kind.name == "image" and not description.shared then
+    self:make_agent_images(agents, target, description, refuse)
+  end
+  return description
+end
+
+-- Two agents on one host (their registrations' host) must not share a disk path.
+function Run:check_agent_disks(agents, bench, refuse)
+  local seen = {}
+  for _, agent in ipairs(agents) do
+    local attrs = self:agent_attributes(agent)
+    local path = type(bench.path) == "string" and agent_targets.resolve(bench.path, attrs) or nil
+    if path then
+      local key = tostring(attrs.host) .. "\0" .. path
+      if seen[key] then
+        refuse(string.format("agents %s and %s run on the same host (%s) and would both use the disk path %s; "
+          .. "give each its own (a path with {agent.name}, or --attr per agent)", seen[key], agent,
+          tostring(attrs.host), path))
+      end
+      seen[key] = agent
+    end
+  end
+end
+
+-- Each agent's own image, named from the template, made like the scenario's image (size,
+-- object size, features, data pool) unless this run made it for an earlier phase. An image
+-- of that name that this run did not make is refused, never used or removed. The run
+-- removes the images it made when it ends (Run:remove_agent_images).
+function Run:make_agent_images(agents, image, description, refuse)
+  local info = assert(image:info())
+  local rbd = require "cephmark.rbd"
+  self.agent_images = self.agent_images or { list = {}, made = {}, pools = {} }
+  local made = self.agent_images
+  local owners = {}
+  for _, agent in ipairs(agents) do
+    local image_name = agent_targets.resolve(description.image, self:agent_attributes(agent))
+    if owners[image_name] then
+      refuse(string.format("agents %s and %s would both use image %s/%s; use a template that differs per agent "
+        .. "(with {agent}), or per_agent = \"shared\"", owners[image_name], agent, description.pool, image_name))
+    end
+    owners[image_name] = agent
+    local key = description.pool .. "/" .. image_name
+    if image_name == info.name then
+      refuse(string.format("per_agent names the scenario's own image %s for agent %s; use per_agent = \"shared\"",
+        key, agent))
+    end
+    if not made.made[key] then
+      local pool = made.pools[description.pool]
+      if not pool then
+        local err
+        pool, err = self:cluster():pool(description.pool)
+        if not pool then refuse(string.format("cannot open pool %s: %s", description.pool, tostring(err))) end
+        made.pools[description.pool] = pool
+      end
+      local ok, err = rbd.create(pool, image_name, { size = info.size, object_size = info.object_size,
+        features = info.features, data_pool = info.data_pool })
+      if not ok then
+        refuse(string.format("cannot make agent %s's image %s: %s (an image this run did not make is never used or "
+          .. "removed: remove it, or choose another per_agent template)", agent, key, tostring(err)))
+      end
+      made.made[key] = true
+      made.list[#made.list + 1] = { pool = pool, pool_name = description.pool, name = image_name }
+      say(string.format("agents: made image %s for agent %s (%s)", key, agent, sys.format_size(info.size)))
+    end
+  end
+end
+
+-- Removes the agents' images this run made (after the agents closed them: the run's end).
+function Run:remove_agent_images()
+  local made = self.agent_images
+  if not made then return end
+  local rbd = require "cephmark.rbd"
+  for i = #made.list, 1, -1 do
+    local entry = made.list[i]
+    local ok, err = rbd.remove(entry.pool, entry.name)
+    if not ok then error(string.format("image %s/%s: %s", entry.pool_name, entry.name, tostring(err)), 0) end
+    table.remove(made.list, i)
+    say(string.format("agents: removed image %s/%s", entry.pool_name, entry.name))
+  end
+  for _, pool in pairs(made.pools) do pcall(pool.close, pool) end
+  self.agent_images = nil
+end
+
+-- The merged result's breakdown by gateway endpoint: agents, ops, IOPS, MiB/s and the p99
+-- of the merged histograms of that endpoint's agents.
+function Run:by_endpoint(result, phase)
+  local groups = {}
+  for agent, r in pairs(result.agents) do
+    if r.endpoint then
+      local group = groups[r.endpoint] or { agents = {}, ops = 0, bytes = 0, elapsed = 0, hists = {} }
+      groups[r.endpoint] = group
+      group.agents[#group.agents + 1] = agent
+      group.ops = group.ops + (r.ops or 0)
+      group.bytes = group.bytes + (r.bytes or 0)
+      group.elapsed = math.max(group.elapsed, r.elapsed or 0)
+      local hist = self.coordinator.pool:read(require("cephmark.distributed").hist_object(self.coordinator.run, phase,
+        agent))
+      if hist then group.hists[#group.hists + 1] = hist end
+    end
+  end
+  if not next(groups) then return nil end
+  local out = {}
+  for endpoint, group in pairs(groups) do
+    table.sort(group.agents)
+    local elapsed = group.elapsed > 0 and group.elapsed or 1
+    local lat = #group.hists > 0 and require("cephmark.control").merge_histograms(group.hists) or {}
+    out[endpoint] = { agents = group.agents, ops = group.ops, iops = group.ops / elapsed,
+      bandwidth_mib = group.bytes / elapsed / 1048576, p99 = lat.p99 }
+  end
+  return out
+end
+
+-- The per-kind results (by_op) of the agents, their counts summed (latency stays per agent).
+local function sum_by_op(result)
+  local out
+  for _, r in pairs(result.agents) do
+    for kind, figures in pairs(type(r.by_op) == "table" and r.by_op or {}) do
+      out = out or {}
+      local sum = out[kind] or { ops = 0, bytes = 0, errors = 0 }
+      for _, key in ipairs { "ops", "bytes", "errors" } do sum[key] = sum[key] + (tonumber(figures[key]) or 0) end
+      out[kind] = sum
+    end
+  end
+  return out
+end
+
+-- The console lines of a phase on agents: one per agent, the excluded and slow ones, the
+-- start skew and the rate split.
+function Run:say_agents(result)
+  local names = {}
+  for name in pairs(result.agents) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local r = result.agents[name]
+    say(string.format("  agent %-12s %s %d ops in %.2f s, %.1f MiB/s, %.0f IOPS, p50 %s p99 %s, %d errors%s%s%s", name,
+      tostring(r.host or "?"), r.ops or 0, r.elapsed or 0, r.bandwidth_mib or 0, r.iops or 0, format_latency(r.p50),
+      format_latency(r.p99), r.errors or 0, r.rate and string.format(", rate %g/s", r.rate) or "",
+      r.interrupted and " (interrupted)" or "", r.image and ("  image " .. r.image) or
+      (r.endpoint and ("  " .. r.endpoint) or "")))
+  end
+  for _, e in ipairs(result.excluded) do say(string.format("  agent %-12s EXCLUDED: %s", e.agent, e.reason)) end
+  for _, slow in ipairs(result.slow_agents or {}) do
+    say(string.format("  slow agent %s (%s): %s", slow.agent, tostring(slow.host or "?"), table.concat(slow.reasons, ", ")))
+  end
+  say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms%s",
+    result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000,
+    result.rate and string.format(", rate %g/s split over the agents", result.rate) or ""))
+  if result.series_p99 == "worst agent" then
+    say("  per-second p99 is the worst agent's: " .. tostring(result.series_p99_why))
+  end
+end
+
+function Run:distributed_bench(description, op, bench)
   local options = {}
   for key, value in pairs(bench) do
     if type(value) ~= "function" and key ~= "op" then options[key] = plain(value) end
   end
-  local result = self.coordinator:run_phase { pool = pool:name(), op = op, options = options }
-  local names = {}
-  for name, r in pairs(result.agents) do
-    names[#names + 1] = name
-    say(string.format("  agent %-12s %d ops in %.2f s, %.1f MiB/s, p99 %s%s", name, r.ops or 0, r.elapsed or 0,
-      r.bandwidth_mib or 0, format_latency(type(r.lat) == "table" and r.lat.p99 or nil),
-      r.interrupted and " (interrupted)" or ""))
+  if type(bench.from) == "table" and bench.from.agent_phase then
+    options.from = { agent_phase = bench.from.agent_phase } -- each agent reads its own put's objects
   end
-  for _, e in ipairs(result.excluded) do say(string.format("  agent %-12s EXCLUDED: %s", e.agent, e.reason)) end
-  say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms",
-    result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000))
-  if op == "write" and not self:pool_entry_by_name(pool:name()) then
+  local result = self.coordinator:run_phase { pool = description.kind == "pool" and description.pool or nil,
+    target = description, op = op, options = options }
+  local phase = self.coordinator.phases
+  result.agent_phase = phase
+  self:say_agents(result)
+  if description.kind == "swift" or description.kind == "s3" then
+    result.by_endpoint = self:by_endpoint(result, phase)
+  end
+  result.by_op = result.by_op or sum_by_op(result)
+  for _, r in pairs(result.agents) do r.by_op = nil end
+  if description.kind == "pool" and op == "write" and not self:pool_entry_by_name(description.pool) then
     self:warn("objects written by agents to a pool this run did not create stay until a cleanup phase removes them")
   end
   return result
@@ -1629,19 +1889,60 @@ function Run:workers(options)
     fail_at(site, "s:workers needs scripted workers (the cephmark.workers module), which this cephmark does not have")
   end
   local name = options.name or "workers"
-  local own = { "name", "pool" }
+  local own = { "name", "pool", "setup" }
   for _, option in ipairs(workers.run_options or {}) do own[#own + 1] = option end
   check_option_names("s:workers", "s:workers", options, own, site)
+  if options.setup ~= nil and type(options.setup) ~= "function" then
+    fail_at(site, "s:workers: setup must be a function(agent) run once before the workers, got " ..
+      params.show(options.setup))
+  end
   local pool_label = options.pool and self.pool_labels[options.pool] or nil
   local run_options = {}
   for k, v in pairs(options) do
-    if k ~= "name" and k ~= "pool" and not phase_own_options[k] and k ~= "on_second" then run_options[k] = v end
+    if k ~= "name" and k ~= "pool" and k ~= "setup" and not phase_own_options[k] and k ~= "on_second" then
+      run_options[k] = v
+    end
   end
   self.next_on_cluster = pool_label ~= nil
+  if self.context.agents then
+    -- refused here, before the phase's header and before any agent hears of it
+    if type(options.fn) ~= "function" then
+      fail_at(site, "s:workers: fn must be a function(w), got " .. params.show(options.fn))
+    end
+    local code, refusal = require("cephmark.worker_code").pack(options.fn, options.setup)
+    if not code then fail_at(site, "s:workers with --agents: " .. refusal) end
+    return self:run_phase(name, "workers", pool_label, options, function()
+      return self:distributed_workers(code, run_options)
+    end, site)
+  end
+  local setup = options.setup
   return self:run_phase(name, "workers", pool_label, options, function(on_second)
     run_options.on_second = on_second
+    if setup then
+      run_options.fn = require("cephmark.worker_code").wrap(options.fn, nil,
+        setup { index = 1, agents = 1, n = run_options.n })
+    end
     return workers.run(run_options)
   end, site)
+end
+
+-- s:workers with --agents: the worker function runs on every agent (n workers each; rate
+-- is split so that the agents' rates add up to it) and the result is their merge.
+function Run:distributed_workers(code, run_options)
+  if not self.coordinator then self:start_agents() end
+  local options = {}
+  for key, value in pairs(run_options) do
+    if type(value) ~= "function" then options[key] = plain(value) end
+  end
+  local result = self.coordinator:run_phase { kind = "workers", op = "workers", code = code, options = options }
+  if result.agent_count == 0 and #result.excluded > 0 and not result.interrupted then
+    -- no agent ran it (a worker raised everywhere, or setup did): the phase fails as it
+    -- would in a single-client run, with the first agent's reason
+    error(string.format("s:workers: the phase failed on every agent; %s: %s", result.excluded[1].agent,
+      result.excluded[1].reason), 0)
+  end
+  self:say_agents(result)
+  return result
 end
 
 -- s:variant(label or {dimension = value}, function() ... end): phases inside carry the
@@ -2152,6 +2453,7 @@ function Run:finish(ok, err)
   local function cleanup()
     if self.coordinator then
       step("ending the run on the agents", function() self.coordinator:finish(interrupted) end)
+      step("removing the agents' images", function() self:remove_agent_images() end)
     end
     if self.monitors then
       step("ending the run on the monitors", function() self.monitors:finish() end)

@@ -35,5 +35,5 @@ expect_stderr_line "cephmark: --monitors reads the hosts around the phases of a 
 run_cli 2 run "$work/plain.lua" --agents
 expect_stderr_line "cephmark: option --agents needs a value (see \`cephmark help run\`)"
 CEPH_CONF= run_cli 2 run "$work/plain.lua" --agents 2
-expect_stderr_line "cephmark: --agents runs the pool phases of a scenario (cm.scenario); $work/plain.lua is a plain script"
+expect_stderr_line "cephmark: --agents runs the phases of a scenario (cm.scenario); $work/plain.lua is a plain script"
 finish

@@ -128,6 +128,11 @@ printf '%s{name="ph", run=function(s) %s{seconds="4X"}) end}\n' "$scenario" "$nu
 printf '%s{name="ph", run=function(s) s:phase("raed", require("cephmark.disk"), {path="%s/none", ops=1}) end}\n' "$scenario" "$W" >"$W/ph4.lua"
 printf '%s{name="ph", run=function(s) s:phase("sned", require("cephmark.socket"), {host="127.0.0.1", seconds=1}) end}\n' "$scenario" >"$W/ph5.lua"
 printf '%s{name="ph", run=function(s) s:workers{n=1, ops=1, fn=print, thread=2} end}\n' "$scenario" >"$W/ph6.lua"
+# where each agent works (endpoint =) is for runs with --agents, and is a URL
+s3_phase='s:phase("put", require("cephmark.s3").connect{endpoint="http://127.0.0.1:1", access_key="a", secret_key="b"}, '
+printf '%s{name="ph", run=function(s) %s{bucket="b", objects=1, endpoint="http://10.0.0.5:8080"}) end}\n' "$scenario" "$s3_phase" >"$W/ag1.lua"
+printf '%s{name="ph", run=function(s) %s{bucket="b", objects=1, endpoint="rgw1"}) end}\n' "$scenario" "$s3_phase" >"$W/ag2.lua"
+printf '%s{name="ph", run=function(s) %s{bucket="b", objects=1, endpoint={}}) end}\n' "$scenario" "$s3_phase" >"$W/ag3.lua"
 # arrivals and think each belong to one kind of loop
 printf '%s{name="ph", run=function(s) %s{seconds=1, arrivals="poisson"}) end}\n' "$scenario" "$null_phase" >"$W/ph7.lua"
 printf '%s{name="ph", run=function(s) %s{seconds=1, rate=100, think="10ms"}) end}\n' "$scenario" "$null_phase" >"$W/ph8.lua"

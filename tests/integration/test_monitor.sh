@@ -10,7 +10,8 @@
 # layout has its host figures in the results only, and a malformed notify does not stop
 # a monitor. A monitor is in its own registry (never an agent for `--agents N`), a name
 # that is alive is refused, unknown monitors stop a run before anything is created, a run
-# with --agents gets the figures too, and a monitor stopped by SIGTERM deregisters.
+# with --agents gets the figures too (the agent and the monitor on this host one row of the
+# phase's per-host view), and a monitor stopped by SIGTERM deregisters.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/results.sh"
@@ -159,7 +160,12 @@ hosts = write["cluster"]["hosts"]
 ok = sorted(hosts) == ["mon-a"] and sorted(write["result"]["agents"]) == ["agent-m"] and \
     hosts["mon-a"]["network"]["lo"]["receive_bytes"] >= write["result"]["bytes"] > 0 and \
     hosts["mon-a"]["ceph"]["kinds"]["ceph-osd"]["seconds"] > 0
-print(f"run 3: hosts {sorted(hosts)}, agents {sorted(write['result']['agents'])}")
+# the agent and the monitor run on the same host: one row of the per-host view
+rows = write["result"]["per_host"]
+host = hosts["mon-a"]["host"]
+ok = ok and list(rows) == [host] and rows[host]["agents"] == ["agent-m"] and rows[host]["monitor"] == "mon-a" and \
+    rows[host]["ops"] == write["result"]["ops"] and rows[host]["osd_cpu_seconds"] > 0
+print(f"run 3: hosts {sorted(hosts)}, agents {sorted(write['result']['agents'])}, per host {rows}")
 sys.exit(0 if ok else 1)
 PY
 kill -TERM "${pid[agent-m]}"

@@ -44,7 +44,7 @@ local l
 local text, message, operator = run(function(s)
   l = line(); s:phase("write", null, { thread = 32, seconds = 1 })
 end)
-t.eq(message, string.format("%s:%d: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a null phase takes access, arrivals, arrivals_seed, block_size, bytes, delay, delay_max, drain_timeout, ignore_interrupt, label, mix, objects, on_second, ops, rate, report, seconds, seed, think, threads, variant, warmup, work",
+t.eq(message, string.format("%s:%d: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a null phase takes access, arrivals, arrivals_seed, block_size, bytes, delay, delay_max, drain_timeout, ignore_interrupt, label, mix, objects, on_second, ops, rate, report, second_histograms, seconds, seed, think, threads, variant, warmup, work",
   here, l), "an unknown option, at the phase's line")
 t.eq(operator, true, "one line, no traceback")
 t.eq(text:find("[1]", 1, true), nil, "refused before the phase's header")
@@ -168,6 +168,33 @@ _, message = run(function(s)
 end)
 t.match(message, string.format("^%s:%d: s:workers: unknown option 'thread' %%(did you mean 'threads'%%?%%); s:workers takes ",
   here:gsub("%p", "%%%0"), l), "a misspelt s:workers option")
+
+-- setup runs once before the workers; what it returns is every worker's w.shared, and w.agent
+-- is nil without --agents
+local setups, seen_shared, seen_agent = 0, {}, {}
+local setup_result
+_, message = run(function(s)
+  setup_result = s:workers { n = 3, ops = 30, setup = function(agent)
+    setups = setups + 1
+    return { n = agent.n, index = agent.index, agents = agent.agents }
+  end, fn = function(w)
+    seen_shared[w.id], seen_agent[w.id] = w.shared, w.agent
+    while true do w:op() end
+  end }
+end)
+t.eq(message, nil, "s:workers with setup runs")
+t.eq(setups, 1, "setup ran once")
+t.eq(setup_result and setup_result.ops, 30, "the phase ran its ops")
+t.ok(seen_shared[1] and seen_shared[1] == seen_shared[3], "every worker got setup's value")
+t.eq(seen_shared[1] and seen_shared[1].n, 3, "setup saw n")
+t.eq(seen_shared[1] and string.format("%s/%s", seen_shared[1].index, seen_shared[1].agents), "1/1",
+  "one agent's worth: index 1 of 1")
+t.eq(next(seen_agent), nil, "w.agent is nil without --agents")
+_, message = run(function(s)
+  l = line(); s:workers { n = 1, ops = 1, setup = 5, fn = function(w) w:op() end }
+end)
+t.match(message, string.format("^%s:%d: s:workers: setup must be a function%%(agent%%) run once before the workers, got 5$",
+  here:gsub("%p", "%%%0"), l), "a setup that is not a function")
 
 -- what is refused at the call leaves no phase behind it: the run stops there
 _, message, _, document = run(function(s)

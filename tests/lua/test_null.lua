@@ -58,7 +58,7 @@ t.raises(function() null.bench { threads = 100000 } end, "threads must be betwee
 t.raises(function() null.bench { rate = 0 } end, "rate must be a positive number of ops/s, got 0", "rate 0")
 t.raises(function() null.bench { seconds = "ten" } end, "duration 'ten' is not a number", "bad duration")
 t.raises(function() null.bench { thread = 32, seconds = 0.1 } end,
-  "null.bench: unknown option 'thread' (expected one of access, block_size, delay, delay_max, mix, objects, seed, work, arrivals, arrivals_seed, bytes, drain_timeout, ignore_interrupt, on_second, ops, rate, seconds, think, threads, warmup)",
+  "null.bench: unknown option 'thread' (expected one of access, block_size, delay, delay_max, mix, objects, seed, work, arrivals, arrivals_seed, bytes, drain_timeout, ignore_interrupt, on_second, ops, rate, second_histograms, seconds, think, threads, warmup)",
   "a misspelt option is refused, not ignored")
 t.raises(function() null.bench { [1] = 4, seconds = 0.1 } end, "null.bench: option names must be strings, got a number key",
   "an array item in the options")

@@ -343,4 +343,37 @@ bad = repeated_doc(5)
 bad.comparisons[1].repetitions = "5"
 t.eq(select(2, html.normalize(bad, "x")), "comparisons[1].repetitions is a string, expected a number", "repetitions")
 
+-- A phase on three agents: the agents' section (IOPS per agent, the slow one named, the
+-- per-agent and per-host tables) and the worst agent's p99 labelled in the timeline.
+local distributed_doc = {
+  scenario = { name = "agents" }, status = "ok", complete = true, host = "coordinator",
+  started_at = "2026-12-01T00:00:00Z", params_text = {}, params_source = {}, pools = {},
+  phases = { phase(1, "write", "", 100, 0.004, {}) },
+}
+local on_agents = distributed_doc.phases[1]
+on_agents.result.agents = {
+  a1 = { host = "client-1", ops = 600, iops = 200, bandwidth_mib = 50, p50 = 0.003, p99 = 0.010, errors = 0, elapsed = 3 },
+  a2 = { host = "client-1", ops = 580, iops = 193, bandwidth_mib = 48, p50 = 0.003, p99 = 0.011, errors = 0, elapsed = 3 },
+  a3 = { host = "client-<3>", ops = 90, iops = 30, bandwidth_mib = 7, p50 = 0.020, p99 = 0.090, errors = 0, elapsed = 3 },
+}
+on_agents.result.slow_agents = { { agent = "a3", host = "client-<3>", reasons = { "p99 90 ms (peers 10.5 ms)" } } }
+on_agents.result.per_host = {
+  ["client-1"] = { host = "client-1", agents = { "a1", "a2" }, ops = 1180, iops = 393, bandwidth_mib = 98, p99 = 0.011,
+    errors = 0, monitor = "osd-mon-1", host_cpu_busy = 0.4, osd_cpu_seconds = 2.5 },
+  ["client-<3>"] = { host = "client-<3>", agents = { "a3" }, ops = 90, iops = 30, bandwidth_mib = 7, p99 = 0.090,
+    errors = 0, slow = true },
+}
+for _, s in ipairs(on_agents.series) do s.p99_worst_agent = s.p99 * 2 end
+local agents_page = html.build({ assert(html.normalize(distributed_doc, "results/agents-1")) })
+t.ok(agents_page:find("<h3>Agents and hosts</h3>", 1, true) ~= nil, "a phase on agents has the agents' section")
+t.ok(agents_page:find("write: IOPS per agent", 1, true) ~= nil, "a bar chart of IOPS per agent")
+t.ok(agents_page:find("slow agent a3 (client-&lt;3&gt;): p99 90 ms (peers 10.5 ms)", 1, true) ~= nil,
+  "the slow agent named, escaped")
+t.ok(agents_page:find("per host (agents and host monitor)", 1, true) ~= nil, "a per-host table")
+t.ok(agents_page:find("osd-mon-1", 1, true) ~= nil, "with the host's monitor")
+t.ok(agents_page:find("p99 of the second, worst agent", 1, true) ~= nil, "the worst agent's p99 labelled")
+t.ok(agents_page:find("p99 of the second (all agents)", 1, true) ~= nil, "the merged p99 labelled")
+charts_have_data(agents_page, "agents page")
+t.eq(page:find("Agents and hosts", 1, true), nil, "no agents' section without agents")
+
 return t.done()

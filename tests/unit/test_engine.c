@@ -1,6 +1,6 @@
 /* Engine tests on the null target: latency with a fixed delay, bounds by time, op count and
  * bytes, warm-up exclusion, open-loop rate and coordinated-omission correction, and the
- * per-second series.
+ * per-second series and the histogram of each second that the per-second callback sees.
  *
  * Only what machine load cannot change is asserted: a wake-up can come late, never early,
  * so latencies are never below the target's delay and rates never above what the slots
@@ -151,6 +151,48 @@ static void test_open_loop_coordinated_omission(void)
     cm_engine_result_free(&result);
 }
 
+/* What the per-second callback sees of each second's latency histogram. */
+struct second_view {
+    unsigned calls, mismatches, missing;
+    uint64_t ops;
+};
+
+static bool view_second(void *arg, const struct cm_engine_second *second)
+{
+    struct second_view *view = arg;
+    view->calls++;
+    if (!second->latency) {
+        view->missing++;
+        return true;
+    }
+    view->ops += cm_hist_count(second->latency);
+    if (cm_hist_count(second->latency) != second->ops ||
+        (second->ops && cm_hist_min(second->latency) < 2000000))
+        view->mismatches++;
+    return true;
+}
+
+/* The callback gets the second's own histogram: as many values as the second's ops, none
+ * below the delay, and reset between seconds (their counts add up to the run's). */
+static void test_second_histogram(void)
+{
+    struct second_view view = {0};
+    struct cm_engine_config config = {
+        .depth = 4, .seconds = 2, .on_second = view_second, .on_second_arg = &view};
+    struct cm_null_config null = {.delay_ns = 2000000, .block_size = 4096};
+    struct cm_engine_result result;
+    CHECK(run_null(&config, &null, &result) == 0);
+    CHECK(view.calls == result.series_len);
+    CHECK(view.missing == 0);
+    CHECK_MSG(view.mismatches == 0, "%u seconds whose histogram is not the second's",
+              view.mismatches);
+    CHECK_MSG(view.ops == result.ops, "seconds' histograms %llu ops, result %llu",
+              (unsigned long long)view.ops, (unsigned long long)result.ops);
+    for (size_t i = 0; i < result.series_len; i++)
+        CHECK(result.series[i].latency == NULL);
+    cm_engine_result_free(&result);
+}
+
 static void test_bad_config(void)
 {
     struct cm_engine_config config = {.depth = 0, .max_ops = 1};
@@ -193,6 +235,7 @@ int main(void)
     test_op_and_byte_bounds();
     test_warmup_excluded();
     test_open_loop_coordinated_omission();
+    test_second_histogram();
     test_bad_config();
     test_memory_check();
     return check_summary("engine");

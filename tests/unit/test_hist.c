@@ -859,6 +859,104 @@ static void test_decoder_survives_corruption(void)
     cm_hist_free(out);
 }
 
+/* An encoding of `hist` in a malloc'd buffer (*len set). */
+static unsigned char *encoded(const cm_hist *hist, size_t *len)
+{
+    *len = cm_hist_encoded_size(hist);
+    unsigned char *buf = malloc(*len);
+    CHECK(buf && cm_hist_encode(hist, buf, *len) == *len);
+    return buf;
+}
+
+/* A random histogram of up to `max_values` values, a share of them below and above the
+ * tracked range, sometimes empty. */
+static void fill_random(cm_hist *hist, size_t max_values)
+{
+    cm_hist_reset(hist);
+    size_t n = random_next() % 5 == 0 ? 0 : (size_t)random_between(1, max_values);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t kind = random_next() % 20;
+        uint64_t v = kind == 0   ? random_between(0, CM_HIST_LOWEST_TRACKED - 1)
+                     : kind == 1 ? random_between(CM_HIST_HIGHEST_TRACKED + 1, UINT64_MAX / 4)
+                                 : log_uniform(1e3, 1e10);
+        cm_hist_record(hist, v);
+    }
+}
+
+/* cm_hist_merge_encoded gives, byte for byte, the encoding of cm_hist_merge's result: for
+ * random pairs (empties, underflow and overflow included), from an empty start (NULL), and
+ * folding many encodings one after another as a coordinator folds its agents' seconds; it
+ * refuses what is not an encoding. */
+static void test_merge_encoded(void)
+{
+    random_state = 11;
+    cm_hist *a = cm_hist_new(), *b = cm_hist_new(), *sum = cm_hist_new();
+    for (int trial = 0; trial < 300; trial++) {
+        fill_random(a, 2000);
+        fill_random(b, 2000);
+        size_t alen, blen, want_len, got_len;
+        unsigned char *ea = encoded(a, &alen), *eb = encoded(b, &blen), *got = NULL;
+        CHECK(cm_hist_merge_encoded(ea, alen, eb, blen, &got, &got_len) == 0);
+        cm_hist_reset(sum);
+        CHECK(cm_hist_merge(sum, a) == 0 && cm_hist_merge(sum, b) == 0);
+        unsigned char *want = encoded(sum, &want_len);
+        CHECK_MSG(got && got_len == want_len && memcmp(got, want, want_len) == 0,
+                  "trial %d: merged encoding differs from the encoding of the merge", trial);
+        free(got);
+        got = NULL;
+        CHECK(cm_hist_merge_encoded(NULL, 0, eb, blen, &got, &got_len) == 0);
+        CHECK_MSG(got && got_len == blen && memcmp(got, eb, blen) == 0,
+                  "trial %d: from an empty start, the encoding itself", trial);
+        free(got);
+        free(ea);
+        free(eb);
+        free(want);
+    }
+
+    /* 200 small histograms folded in one by one */
+    unsigned char *acc = NULL;
+    size_t acc_len = 0;
+    cm_hist_reset(sum);
+    for (int i = 0; i < 200; i++) {
+        fill_random(a, 300);
+        CHECK(cm_hist_merge(sum, a) == 0);
+        size_t len, next_len;
+        unsigned char *e = encoded(a, &len), *next = NULL;
+        CHECK(cm_hist_merge_encoded(acc, acc_len, e, len, &next, &next_len) == 0);
+        free(acc);
+        free(e);
+        acc = next, acc_len = next_len;
+    }
+    size_t want_len;
+    unsigned char *want = encoded(sum, &want_len);
+    CHECK_MSG(acc_len == want_len && memcmp(acc, want, want_len) == 0,
+              "200 encodings folded one by one differ from the encoding of their merge");
+    cm_hist *decoded = cm_hist_new();
+    CHECK(cm_hist_decode(decoded, acc, acc_len) == 0 && cm_hist_equal(decoded, sum));
+
+    /* what is not an encoding: a flipped byte (the CRC), a cut, another magic */
+    unsigned char *bad = malloc(want_len), *out = NULL;
+    size_t out_len = 0;
+    for (size_t i = 0; i < want_len; i += 1 + want_len / 64) {
+        memcpy(bad, want, want_len);
+        bad[i] ^= 0x40;
+        CHECK_MSG(cm_hist_merge_encoded(acc, acc_len, bad, want_len, &out, &out_len) == -EINVAL,
+                  "a flipped byte at %zu is refused", i);
+        CHECK_MSG(cm_hist_merge_encoded(bad, want_len, acc, acc_len, &out, &out_len) == -EINVAL,
+                  "on either side (byte %zu)", i);
+    }
+    CHECK(cm_hist_merge_encoded(acc, acc_len, want, want_len - 1, &out, &out_len) == -EINVAL);
+    CHECK(cm_hist_merge_encoded(acc, acc_len, want, 3, &out, &out_len) == -EINVAL);
+    CHECK(out == NULL);
+    free(bad);
+    free(want);
+    free(acc);
+    cm_hist_free(decoded);
+    cm_hist_free(a);
+    cm_hist_free(b);
+    cm_hist_free(sum);
+}
+
 int main(void)
 {
     test_random_distributions();
@@ -870,6 +968,7 @@ int main(void)
     test_encoding_format();
     test_decoder_rejects_crafted_input();
     test_decoder_survives_corruption();
+    test_merge_encoded();
     printf("hist: worst relative percentile error %.5f%%\n", worst_relative_error * 100);
     return check_summary("hist");
 }

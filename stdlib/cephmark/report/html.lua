@@ -370,6 +370,7 @@ local function timeline_figures(phase)
   if #series == 0 then return nil end
   local moves_bytes = (num(phase.result and phase.result.bytes) or 0) > 0
   local rate_points, lat_avg, lat_p99, lat_max, rows, xs = {}, {}, {}, {}, {}, {}
+  local lat_worst = {} -- a distributed phase's: the worst agent's p99 of each second
   for _, s in ipairs(series) do
     local x = num(s.sec) or (#xs + 1)
     xs[#xs + 1] = x
@@ -377,10 +378,11 @@ local function timeline_figures(phase)
     if rate then rate_points[#rate_points + 1] = { x, rate } end
     if num(s.avg_lat) and s.avg_lat > 0 then lat_avg[#lat_avg + 1] = { x, s.avg_lat } end
     if num(s.p99) and s.p99 > 0 then lat_p99[#lat_p99 + 1] = { x, s.p99 } end
+    if num(s.p99_worst_agent) and s.p99_worst_agent > 0 then lat_worst[#lat_worst + 1] = { x, s.p99_worst_agent } end
     if num(s.max_lat) and s.max_lat > 0 then lat_max[#lat_max + 1] = { x, s.max_lat } end
     rows[#rows + 1] = { sec = s.sec, cur_ops = s.cur_ops, ops = s.ops, cur_mib = s.cur_mib, iops = s.iops,
       in_flight_mean = s.in_flight_mean, avg_lat = s.avg_lat, p99 = s.p99, max_lat = s.max_lat,
-      errors = s.errors, warmup = s.warmup, partial = s.partial }
+      errors = s.errors, warmup = s.warmup, partial = s.partial, p99_worst_agent = s.p99_worst_agent }
   end
   local x_low, x_high = extent(xs)
   local x_axis = { scale = scale.linear(x_low - 1, x_high, { format = scale.number }), title = "second",
@@ -397,18 +399,22 @@ local function timeline_figures(phase)
     series = { { name = moves_bytes and "MiB/s" or "IOPS", points = rate_points } },
   }
   local lat_values = {}
-  for _, list in ipairs { lat_avg, lat_p99, lat_max } do
+  for _, list in ipairs { lat_avg, lat_p99, lat_max, lat_worst } do
     for _, p in ipairs(list) do lat_values[#lat_values + 1] = p[2] end
   end
   local lat_chart
   local lat_low, lat_high = positive_extent(lat_values)
   if lat_low then
+    local merged = #lat_worst > 0
+    local lat_series = { { name = "avg (since start)", points = lat_avg },
+      { name = merged and "p99 of the second (all agents)" or "p99 of the second", points = lat_p99 },
+      { name = "max of the second", points = lat_max } }
+    if merged then lat_series[#lat_series + 1] = { name = "p99 of the second, worst agent", points = lat_worst } end
     lat_chart = svg.line {
       title = phase_title(phase) .. ": latency per second",
       x = x_axis,
       y = { scale = scale.log10(lat_low, lat_high, { format = lat }), title = "latency", format = lat },
-      series = { { name = "avg (since start)", points = lat_avg }, { name = "p99 of the second", points = lat_p99 },
-        { name = "max of the second", points = lat_max } },
+      series = lat_series,
     }
   end
   -- Ops in flight twice: as the second ended, and time-weighted over the second against the
@@ -422,7 +428,77 @@ local function timeline_figures(phase)
     { key = "avg_lat", title = "avg lat", format = lat }, { key = "p99", title = "p99", format = lat },
     { key = "max_lat", title = "max", format = lat }, { key = "errors", title = "errors" },
     { key = "warmup", title = "warm-up" }, { key = "partial", title = "partial" } } }
+  if #lat_worst > 0 then
+    table.insert(t.columns, 9, { key = "p99_worst_agent", title = "p99 worst agent", format = lat })
+  end
   return figure(rate_chart) .. "\n" .. (lat_chart and figure(lat_chart, { t }) or figure("", { t }))
+end
+
+-- A distributed phase's agents: a bar of IOPS per agent (a slow agent's in another colour,
+-- named in the note, by the rule of docs/distributed.md), a table per agent and a table
+-- per host that joins the agents and the host monitor on each host. nil for a phase that
+-- did not run on agents.
+local function agents_figure(phase)
+  local result = type(phase.result) == "table" and phase.result or {}
+  local agents = type(result.agents) == "table" and result.agents or nil
+  if not agents or not next(agents) then return nil end
+  local slow = {}
+  local notes = {}
+  for _, entry in ipairs(is_array(result.slow_agents) and result.slow_agents or {}) do
+    if type(entry) == "table" and type(entry.agent) == "string" then
+      slow[entry.agent] = true
+      local reasons = is_array(entry.reasons) and table.concat(entry.reasons, ", ") or ""
+      notes[#notes + 1] = string.format("slow agent %s (%s): %s", entry.agent, tostring(entry.host or "?"), reasons)
+    end
+  end
+  if #notes == 0 then notes[1] = "No slow agent (p99 over twice, or IOPS under half, the median of at least two peers)." end
+  local names, bars, agent_rows = {}, {}, {}
+  for name, a in pairs(agents) do
+    if type(a) == "table" then names[#names + 1] = name end
+  end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local a = agents[name]
+    local host = type(a.host) == "string" and a.host or "?"
+    bars[#bars + 1] = { label = string.format("%s (%s)", name, host), value = num(a.iops) or 0,
+      color = slow[name] and 2 or 1, title = name .. (slow[name] and ", slow" or "") }
+    agent_rows[#agent_rows + 1] = { agent = name, host = host, ops = num(a.ops), iops = num(a.iops),
+      bandwidth_mib = num(a.bandwidth_mib), p50 = num(a.p50), p99 = num(a.p99), errors = num(a.errors),
+      elapsed = num(a.elapsed), rate = num(a.rate), slow = slow[name] and "slow" or "" }
+  end
+  local chart = svg.hbars { title = phase_title(phase) .. ": IOPS per agent", rows = bars, note = notes,
+    x = { title = "IOPS", format = scale.count } }
+  local agent_table = { title = phase_title(phase) .. ": per agent", rows = agent_rows, columns = {
+    { key = "agent", title = "agent" }, { key = "host", title = "host" }, { key = "ops", title = "ops", format = scale.count },
+    { key = "iops", title = "IOPS", format = scale.count }, { key = "bandwidth_mib", title = "MiB/s" },
+    { key = "p50", title = "p50", format = lat }, { key = "p99", title = "p99", format = lat },
+    { key = "errors", title = "errors" }, { key = "elapsed", title = "seconds" }, { key = "rate", title = "rate share" },
+    { key = "slow", title = "slow" } } }
+  local hosts, host_rows = type(result.per_host) == "table" and result.per_host or {}, {}
+  local host_names = {}
+  for host, row in pairs(hosts) do
+    if type(row) == "table" then host_names[#host_names + 1] = host end
+  end
+  table.sort(host_names)
+  for _, host in ipairs(host_names) do
+    local row = hosts[host]
+    host_rows[#host_rows + 1] = { host = host, agents = is_array(row.agents) and table.concat(row.agents, ", ") or "",
+      ops = num(row.ops), iops = num(row.iops), bandwidth_mib = num(row.bandwidth_mib), p99 = num(row.p99),
+      errors = num(row.errors), monitor = type(row.monitor) == "string" and row.monitor or "",
+      host_cpu_busy = num(row.host_cpu_busy) and row.host_cpu_busy * 100, osd_cpu_seconds = num(row.osd_cpu_seconds),
+      slow = row.slow == true and "slow" or (type(row.monitor_missing) == "string" and "monitor missing" or "") }
+  end
+  local tables = { agent_table }
+  if #host_rows > 0 then
+    tables[#tables + 1] = { title = phase_title(phase) .. ": per host (agents and host monitor)", rows = host_rows,
+      columns = { { key = "host", title = "host" }, { key = "agents", title = "agents" },
+        { key = "ops", title = "ops", format = scale.count }, { key = "iops", title = "IOPS", format = scale.count },
+        { key = "bandwidth_mib", title = "MiB/s" }, { key = "p99", title = "worst agent p99", format = lat },
+        { key = "errors", title = "errors" }, { key = "monitor", title = "monitor" },
+        { key = "host_cpu_busy", title = "host CPU %" }, { key = "osd_cpu_seconds", title = "OSD CPU s" },
+        { key = "slow", title = "" } } }
+  end
+  return figure(chart, tables)
 end
 
 -- One curve per phase: latency (log) against percentile (nines scale).
@@ -1235,6 +1311,14 @@ local function run_section(run, number, many)
       out[#out + 1] = percentile_figure(op .. ": latency by percentile", by_op[op])
     end
     out[#out + 1] = "</div>"
+  end
+
+  local agent_figures = {}
+  for _, phase in ipairs(run.phases) do
+    if measured(phase) then agent_figures[#agent_figures + 1] = agents_figure(phase) end
+  end
+  if #agent_figures > 0 then
+    out[#out + 1] = '<h3>Agents and hosts</h3><div class="grid">' .. table.concat(agent_figures, "\n") .. "</div>"
   end
 
   out[#out + 1] = '<h3>Timelines</h3><div class="grid">'

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# bench/agent-skew.sh: the start skew of distributed phases at 2, 8 and 24 agents
+# (docs/distributed.md, "Start skew"; figures in docs/performance.md). Makes its own
+# cluster bound to a bridge address and 4 network namespaces joined to the bridge by veth
+# pairs (as integration.test_agents_scale), and one set of agents per count, spread over
+# the namespaces, each set on a control pool of its own (a notify waits for every watcher of
+# the control object, so agents of other counts must not be watching it). Then ROUNDS
+# times, the counts interleaved, it runs PHASES short write phases (4K, 1 thread, 0.3 s) on
+# each set and prints, per count, the median and the max over all phases of:
+#   skew (agent clocks)   the spread of the agents' CLOCK_REALTIME at their start
+#   skew (monotonic)      the same on CLOCK_MONOTONIC, which every process on one machine
+#                         shares (the agents report this machine's boot id): no wall clock
+#   go delivery max       the last agent's start after the coordinator sent the go notify,
+#                         on that same monotonic clock
+#   go round trip         the go notify's round trip, on the coordinator
+# Needs root (ip netns). Environment: CEPHMARK, ROUNDS (3), PHASES (10), COUNTS ("2 8 24").
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+PHASES=${PHASES:-10}
+COUNTS=${COUNTS:-2 8 24}
+NAMESPACES=4
+tag=$(printf '%04x' $(( ($$ + 11) % 65536 )))
+bridge=cmk$tag
+net=10.$(( 200 + ($$ + 13) % 50 )).$(( ($$ + 17) % 250 + 1 ))
+AGENT_PIDS=()
+cleanup() {
+    local pid k
+    for pid in "${AGENT_PIDS[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+    for pid in "${AGENT_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    for ((k = 1; k <= NAMESPACES; k++)); do ip netns del "cmk$tag$k" 2>/dev/null || true; done
+    "$CEPHMARK" cluster down --dir "$BENCH_TMP/cluster" >/dev/null 2>&1 || true
+    ip link del "$bridge" 2>/dev/null || true
+    rm -rf "$BENCH_TMP"
+}
+trap cleanup EXIT
+# a signal ends the script through its EXIT trap, which stops what it started
+trap 'exit 130' INT TERM HUP
+
+ip link add "$bridge" type bridge
+ip addr add "$net.1/24" dev "$bridge"
+ip link set "$bridge" up
+"$CEPHMARK" cluster up --dir "$BENCH_TMP/cluster" --addr "$net.1" --memstore-size 512M --quiet
+export CEPH_CONF=$BENCH_TMP/cluster/ceph.conf
+for ((k = 1; k <= NAMESPACES; k++)); do
+    ns=cmk$tag$k
+    ip netns add "$ns"
+    ip link add "v${tag}${k}h" type veth peer name "v${tag}${k}n"
+    ip link set "v${tag}${k}h" master "$bridge" up
+    ip link set "v${tag}${k}n" netns "$ns"
+    ip -n "$ns" addr add "$net.$((10 + k))/24" dev "v${tag}${k}n"
+    ip -n "$ns" link set "v${tag}${k}n" up
+    ip -n "$ns" link set lo up
+done
+
+# agents c<count>-<i>, agent i in namespace (i - 1) % 4 + 1, on control pool skew-<count>
+for count in $COUNTS; do
+    for ((i = 1; i <= count; i++)); do
+        ns=cmk$tag$(( (i - 1) % NAMESPACES + 1 ))
+        ip netns exec "$ns" "$CEPHMARK" agent -c "$CEPH_CONF" --control-pool "skew-$count" --name "c$count-$i" \
+            >"$BENCH_TMP/c$count-$i.log" 2>&1 &
+        AGENT_PIDS+=($!)
+    done
+done
+for count in $COUNTS; do
+    for _ in $(seq 1 120); do
+        [[ $(rados -p "skew-$count" listomapkeys agents 2>/dev/null | wc -l) == "$count" ]] && break
+        sleep 0.5
+    done
+done
+bench_log "$(echo "$COUNTS" | wc -w) agent sets registered ($COUNTS)"
+
+cat >"$BENCH_TMP/skew.lua" <<'LUA'
+local cm = require "cephmark"
+return cm.scenario {
+  name = "agent-skew",
+  params = { phases = 10 },
+  pools = { bench = { type = "replicated", size = 2 } },
+  run = function(s, p)
+    local pool = s:pool("bench")
+    for _ = 1, p.phases do s:phase("write", pool, { seconds = 0.3, threads = 1, block_size = "4K" }) end
+    s:phase("cleanup", pool)
+  end,
+}
+LUA
+
+for ((round = 1; round <= ROUNDS; round++)); do
+    for count in $COUNTS; do
+        bench_log "round $round: $count agents"
+        "$CEPHMARK" run "$BENCH_TMP/skew.lua" --agents "$count" --control-pool "skew-$count" -p phases="$PHASES" \
+            -o "$BENCH_TMP/r$round-$count" >"$BENCH_TMP/r$round-$count.out" 2>&1
+    done
+done
+
+python3 - "$BENCH_TMP" "$ROUNDS" $COUNTS <<'PY'
+import json, statistics, sys
+folder, rounds, counts = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+print(f"{'agents':>6} {'phases':>6}  {'skew (agent clocks)':>20}  {'skew (monotonic)':>17}  {'go delivery max':>16}  {'go round trip':>14}")
+print(f"{'':>6} {'':>6}  {'median':>9} {'max':>10}  {'median':>8} {'max':>8}  {'median':>7} {'max':>8}  {'median':>6} {'max':>7}")
+for count in counts:
+    rows = []
+    for r in range(1, rounds + 1):
+        doc = json.load(open(f"{folder}/r{r}-{count}/results.json"))
+        for p in doc["phases"]:
+            res = p["result"]
+            if p["name"] != "write":
+                continue
+            assert res["agent_count"] == int(count), (count, res["agent_count"], res.get("excluded"))
+            rows.append((res["start_skew"], res.get("start_skew_monotonic", float("nan")),
+                         res.get("go_delivery", {}).get("max", float("nan")), res["go_round_trip"]))
+    cols = list(zip(*rows))
+    ms = lambda v: f"{v * 1000:.1f}"
+    out = [f"{count:>6} {len(rows):>6}"]
+    for c, (w1, w2) in zip(cols, ((9, 10), (8, 8), (7, 8), (6, 7))):
+        out.append(f"{ms(statistics.median(c)):>{w1}} {ms(max(c)):>{w2}}")
+    print("  ".join(out) + "   (ms)")
+PY
