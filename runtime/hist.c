@@ -711,21 +711,27 @@ static bool statistics_plausible(const cm_hist *hist, size_t first_bucket, size_
     return uint256_compare(count_times_sq, uint256_multiply(sum, sum)) >= 0;
 }
 
-static int decode_into(cm_hist *out, const unsigned char *buf, size_t len)
+/* An encoding's frame: long enough, the magic and version, and the CRC-32C of the body
+ * (everything before the last CRC_SIZE bytes) matching. 0 with the body's length, or
+ * -EINVAL. */
+static int check_framing(const unsigned char *buf, size_t len, size_t *body_length)
 {
     size_t minimum = sizeof format_magic + 1 + FIELD_TOTAL + CRC_SIZE;
     if (buf == NULL || len < minimum || memcmp(buf, format_magic, sizeof format_magic) != 0 ||
-        buf[sizeof format_magic] != FORMAT_VERSION) {
+        buf[sizeof format_magic] != FORMAT_VERSION)
         return -EINVAL;
-    }
-    size_t body_length = len - CRC_SIZE;
+    *body_length = len - CRC_SIZE;
     uint32_t stored_crc = 0;
-    for (int i = 0; i < CRC_SIZE; i++) {
-        stored_crc |= (uint32_t)buf[body_length + (size_t)i] << (8 * i);
-    }
-    if (crc32c(buf, body_length) != stored_crc) {
+    for (int i = 0; i < CRC_SIZE; i++)
+        stored_crc |= (uint32_t)buf[*body_length + (size_t)i] << (8 * i);
+    return crc32c(buf, *body_length) == stored_crc ? 0 : -EINVAL;
+}
+
+static int decode_into(cm_hist *out, const unsigned char *buf, size_t len)
+{
+    size_t body_length;
+    if (check_framing(buf, len, &body_length) < 0)
         return -EINVAL;
-    }
 
     reader in = {buf + sizeof format_magic + 1, buf + body_length};
     uint64_t fields[FIELD_TOTAL];
@@ -808,19 +814,9 @@ struct sparse_encoding {
 /* Checks the framing (magic, version, CRC, layout) and reads the header. */
 static int sparse_open(struct sparse_encoding *s, const unsigned char *buf, size_t len)
 {
-    size_t minimum = sizeof format_magic + 1 + FIELD_TOTAL + CRC_SIZE;
-    if (buf == NULL || len < minimum || memcmp(buf, format_magic, sizeof format_magic) != 0 ||
-        buf[sizeof format_magic] != FORMAT_VERSION) {
+    size_t body_length;
+    if (check_framing(buf, len, &body_length) < 0)
         return -EINVAL;
-    }
-    size_t body_length = len - CRC_SIZE;
-    uint32_t stored_crc = 0;
-    for (int i = 0; i < CRC_SIZE; i++) {
-        stored_crc |= (uint32_t)buf[body_length + (size_t)i] << (8 * i);
-    }
-    if (crc32c(buf, body_length) != stored_crc) {
-        return -EINVAL;
-    }
     s->buckets = (reader){buf + sizeof format_magic + 1, buf + body_length};
     for (size_t i = 0; i < FIELD_TOTAL; i++) {
         if (!read_varint(&s->buckets, &s->fields[i])) {

@@ -141,17 +141,12 @@ static void test_detects_wrong_distribution(void)
     cm_access_fini(&other_seed);
 }
 
-/* Zipf over 10^7 objects, where the ranks come from blocks: ranks binned geometrically,
- * the expected mass of each bin summed rank by rank (independent of the sampler's
- * Euler–Maclaurin block masses). */
-static void test_zipf_large(const char *text, double theta)
+enum { BINS = 64 };
+
+/* Ranks of n objects binned geometrically (one per rank up to 16, then each bin half as
+ * wide again as the last). Returns the number of bins. */
+static size_t geometric_bins(uint64_t n, uint64_t edges[BINS + 1])
 {
-    const uint64_t n = 10000000;
-    struct cm_access a = make_access(text, n, 3);
-    CHECK(a.n_entries < 1024);
-    enum { BINS = 64 };
-    uint64_t edges[BINS + 1], observed[BINS] = {0};
-    double expected[BINS] = {0};
     size_t bins = 0;
     edges[0] = 0;
     for (uint64_t edge = 1; edge < n && bins < BINS - 1;) {
@@ -159,24 +154,47 @@ static void test_zipf_large(const char *text, double theta)
         edge = edge < 16 ? edge + 1 : edge + edge / 2;
     }
     edges[++bins] = n;
-    double total = 0;
-    for (size_t b = 0; b < bins; b++)
-        for (uint64_t k = edges[b]; k < edges[b + 1]; k++)
-            expected[b] += pow((double)k + 1, -theta);
-    for (size_t b = 0; b < bins; b++)
-        total += expected[b];
+    return bins;
+}
+
+/* Draws 3 million ranks and returns the chi-square of their counts per bin against the
+ * bins' weights in `expected` (scaled to the draws in place). */
+static double binned_chi_square(const struct cm_access *a, const uint64_t *edges, size_t bins,
+                                double *expected, uint64_t seed)
+{
     const uint64_t draws = 3000000;
-    uint64_t rng = 11;
+    uint64_t observed[BINS] = {0}, rng = seed;
     for (uint64_t i = 0; i < draws; i++) {
-        uint64_t rank = cm_access_pick_rank(&a, &rng);
+        uint64_t rank = cm_access_pick_rank(a, &rng);
         size_t b = 0;
         while (b + 1 < bins && rank >= edges[b + 1])
             b++;
         observed[b]++;
     }
+    double total = 0;
+    for (size_t b = 0; b < bins; b++)
+        total += expected[b];
     for (size_t b = 0; b < bins; b++)
         expected[b] = expected[b] / total * (double)draws;
-    double chi = chi_square(observed, expected, bins);
+    return chi_square(observed, expected, bins);
+}
+
+/* Zipf over 10^7 objects, where the ranks come from blocks: the expected mass of each bin
+ * summed rank by rank (independent of the sampler's Euler–Maclaurin block masses). */
+static void test_zipf_large(const char *text, double theta)
+{
+    const uint64_t n = 10000000;
+    struct cm_access a = make_access(text, n, 3);
+    CHECK(a.n_entries < 1024);
+    uint64_t edges[BINS + 1];
+    double expected[BINS] = {0}, total = 0;
+    size_t bins = geometric_bins(n, edges);
+    for (size_t b = 0; b < bins; b++)
+        for (uint64_t k = edges[b]; k < edges[b + 1]; k++)
+            expected[b] += pow((double)k + 1, -theta);
+    for (size_t b = 0; b < bins; b++)
+        total += expected[b];
+    double chi = binned_chi_square(&a, edges, bins, expected, 11);
     CHECK_MSG(chi < chi_square_bound(bins), "%s over 10^7: chi-square %.1f over %zu dof", text, chi,
               bins - 1);
     /* the model's own probabilities agree with the direct sum */
@@ -185,40 +203,22 @@ static void test_zipf_large(const char *text, double theta)
 }
 
 /* Pareto over 10^7 objects (its ranks come from blocks too, with the ratio's lines of
- * either curvature): geometric bins of ranks against fio's CDF, computed here directly. */
+ * either curvature): the bins against fio's CDF, computed here directly. */
 static void test_pareto_large(const char *text, double h)
 {
     const uint64_t n = 10000000;
     struct cm_access a = make_access(text, n, 3);
     CHECK(a.n_entries < 1024);
-    enum { BINS = 64 };
-    uint64_t edges[BINS + 1], observed[BINS] = {0};
+    uint64_t edges[BINS + 1];
     double expected[BINS] = {0};
-    size_t bins = 0;
-    edges[0] = 0;
-    for (uint64_t edge = 1; edge < n && bins < BINS - 1;) {
-        edges[++bins] = edge;
-        edge = edge < 16 ? edge + 1 : edge + edge / 2;
-    }
-    edges[++bins] = n;
+    size_t bins = geometric_bins(n, edges);
     double alpha = log(1 - h) / log(h); /* P(rank < x) = (x / n)^α from the hot end */
     for (size_t b = 0; b < bins; b++) {
         double lo = (double)edges[b] / (double)n, hi = (double)edges[b + 1] / (double)n;
         expected[b] =
             h < 0.5 ? pow(hi, alpha) - pow(lo, alpha) : pow(1 - lo, alpha) - pow(1 - hi, alpha);
     }
-    const uint64_t draws = 3000000;
-    uint64_t rng = 13;
-    for (uint64_t i = 0; i < draws; i++) {
-        uint64_t rank = cm_access_pick_rank(&a, &rng);
-        size_t b = 0;
-        while (b + 1 < bins && rank >= edges[b + 1])
-            b++;
-        observed[b]++;
-    }
-    for (size_t b = 0; b < bins; b++)
-        expected[b] *= (double)draws;
-    double chi = chi_square(observed, expected, bins);
+    double chi = binned_chi_square(&a, edges, bins, expected, 13);
     CHECK_MSG(chi < chi_square_bound(bins), "%s over 10^7: chi-square %.1f over %zu dof", text, chi,
               bins - 1);
     cm_access_fini(&a);
