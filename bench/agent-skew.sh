@@ -16,6 +16,7 @@
 # Needs root (ip netns). Environment: CEPHMARK, ROUNDS (3), PHASES (10), COUNTS ("2 8 24").
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../tests/lib/netns.sh"
 
 PHASES=${PHASES:-10}
 COUNTS=${COUNTS:-2 8 24}
@@ -37,20 +38,12 @@ trap cleanup EXIT
 # a signal ends the script through its EXIT trap, which stops what it started
 trap 'exit 130' INT TERM HUP
 
-ip link add "$bridge" type bridge
-ip addr add "$net.1/24" dev "$bridge"
-ip link set "$bridge" up
+netns_bridge "$bridge" "$net.1"
 "$CEPHMARK" cluster up --dir "$BENCH_TMP/cluster" --addr "$net.1" --memstore-size 512M --quiet
 export CEPH_CONF=$BENCH_TMP/cluster/ceph.conf
 for ((k = 1; k <= NAMESPACES; k++)); do
     ns=cmk$tag$k
-    ip netns add "$ns"
-    ip link add "v${tag}${k}h" type veth peer name "v${tag}${k}n"
-    ip link set "v${tag}${k}h" master "$bridge" up
-    ip link set "v${tag}${k}n" netns "$ns"
-    ip -n "$ns" addr add "$net.$((10 + k))/24" dev "v${tag}${k}n"
-    ip -n "$ns" link set "v${tag}${k}n" up
-    ip -n "$ns" link set lo up
+    netns_join "$ns" "$bridge" "v${tag}${k}h" "v${tag}${k}n" "$net.$((10 + k))"
 done
 
 # agents c<count>-<i>, agent i in namespace (i - 1) % 4 + 1, on control pool skew-<count>

@@ -11,6 +11,7 @@
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/results.sh"
+. "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/netns.sh"
 work=$(mktemp -d)
 tag=$(printf '%04x' $(( ($$ + 7) % 65536 )))
 bridge=cms$tag
@@ -34,7 +35,7 @@ trap cleanup EXIT
 # a signal ends the script through its EXIT trap, which stops what it started
 trap 'exit 130' INT TERM HUP
 
-ip link add "$bridge" type bridge && ip addr add "$net.1/24" dev "$bridge" && ip link set "$bridge" up ||
+netns_bridge "$bridge" "$net.1" ||
   { echo "FAIL: cannot create bridge $bridge (needs root and iproute2)"; exit 1; }
 "$CEPHMARK" cluster up --dir "$work/cluster" --addr "$net.1" --memstore-size 512M --quiet ||
   { echo "FAIL: cluster up on $net.1"; exit 1; }
@@ -43,13 +44,8 @@ export CEPH_CONF=$conf
 
 for k in $(seq 1 $namespaces); do
   ns=cms$tag$k
-  ip netns add "$ns"
-  ip link add "v${tag}${k}h" type veth peer name "v${tag}${k}n"
-  ip link set "v${tag}${k}h" master "$bridge" up
-  ip link set "v${tag}${k}n" netns "$ns"
-  ip -n "$ns" addr add "$net.$((10 + k))/24" dev "v${tag}${k}n"
-  ip -n "$ns" link set "v${tag}${k}n" up
-  ip -n "$ns" link set lo up
+  netns_join "$ns" "$bridge" "v${tag}${k}h" "v${tag}${k}n" "$net.$((10 + k))" ||
+    { echo "FAIL: cannot make namespace $ns"; exit 1; }
   for j in $(seq 1 $per_namespace); do
     a=n${k}a$j
     agents+=("$a")
