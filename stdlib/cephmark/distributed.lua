@@ -543,21 +543,9 @@ end
 -- OUTLIER_FACTOR, compared with at least two peers (so three agents or more). Worst first;
 -- each entry {agent, host, reasons = {"p99 36.2 ms (peers 0.166 ms)", ...}, p99,
 -- peers_p99, iops, peers_iops}.
-local function format_latency(seconds)
-  if seconds >= 1 then return string.format("%.3g s", seconds) end
-  return string.format("%.3g ms", seconds * 1000)
-end
-
-local function median(values)
-  table.sort(values)
-  local n = #values
-  if n == 0 then return nil end
-  if n % 2 == 1 then return values[(n + 1) // 2] end
-  return (values[n // 2] + values[n // 2 + 1]) / 2
-end
-
 function M.slow_agents(agents)
   local telemetry = require "cephmark.telemetry"
+  local median, format_latency = telemetry.median, telemetry.format_latency
   local factor, eligible = telemetry.OUTLIER_FACTOR, {}
   for name, a in pairs(agents or {}) do
     if type(a) == "table" and (tonumber(a.ops) or 0) >= telemetry.MIN_OPS and tonumber(a.p99) and tonumber(a.iops) then

@@ -90,6 +90,7 @@ local function median(values)
   if n % 2 == 1 then return sorted[(n + 1) // 2] end
   return (sorted[n // 2] + sorted[n // 2 + 1]) / 2
 end
+M.median = median -- (distributed.lua names slow agents by the same rule)
 
 -- An average over the phase, to the nanosecond: perf dump gives its sums in seconds with
 -- nine decimals, so finer digits were never measured (and 0.0030178905000000007 is a
@@ -179,6 +180,7 @@ local function format_latency(seconds)
   if seconds >= 1 then return string.format("%.3g s", seconds) end
   return string.format("%.3g ms", seconds * 1000)
 end
+M.format_latency = format_latency
 
 -- The phase line's `osd:` part for a `cluster.osd` table (scenario.lua joins it with the
 -- CPU and state parts into one line).
