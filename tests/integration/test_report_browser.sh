@@ -10,12 +10,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work" "$out_file" "$err_file"' EXIT
 artifacts=${CEPHMARK_BUILD_DIR:-$work}/test-artifacts
 mkdir -p "$artifacts"
+# the browser's profile and Chromium's own scratch folders go into a temp dir of the test's,
+# which must be empty again after every check: nothing of the browser is left behind
 check_browser() {
-  checks=$((checks + 1))
-  if ! python3 "$CEPHMARK_SOURCE_DIR/tests/lib/browser_check.py" "$@"; then
+  checks=$((checks + 2))
+  mkdir -p "$work/browser-tmp"
+  if ! TMPDIR="$work/browser-tmp" python3 "$CEPHMARK_SOURCE_DIR/tests/lib/browser_check.py" "$@"; then
     failures=$((failures + 1))
     echo "FAIL: browser check of $1"
   fi
+  local left
+  left=$(ls -A "$work/browser-tmp")
+  [ -z "$left" ] || { failures=$((failures + 1)); echo "FAIL: the browser check left behind: $left"; }
 }
 
 run_cli 0 run "$CEPHMARK_SOURCE_DIR/scenarios/ec-vs-replica.lua" -p seconds=2 -p block_size=64K \

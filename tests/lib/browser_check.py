@@ -11,6 +11,7 @@ Exit 0 when every check holds; 1 with one line per failed check otherwise."""
 import base64
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -73,6 +74,7 @@ def main():
     base = f"http://127.0.0.1:{port}"
     failures = []
     session = None
+    profile = None
     try:
         for _ in range(100):
             try:
@@ -139,6 +141,9 @@ def main():
             driver.wait(timeout=10)
         except subprocess.TimeoutExpired:
             driver.kill()
+        # the browser profile is ours alone: it goes however the check ended
+        if profile:
+            shutil.rmtree(profile, ignore_errors=True)
     for failure in failures:
         print("FAIL: " + failure)
     return 1 if failures else 0
