@@ -36,13 +36,13 @@ return cm.scenario {
     -- its own (<bucket>-<agent>), which it makes and removes the same way
     local guard <close> = setmetatable({}, { __close = function() rgw.remove_containers(conn, { bucket }) end })
     for _, size in ipairs(p.sizes) do
-      local variant = { variant = { size = params.format_size(size) } }
+      local variant = { size = params.format_size(size) }
       local put = s:phase("put", conn, { bucket = bucket, objects = p.objects, seconds = p.seconds, size = size,
-        threads = p.threads, prefix = "obj" .. size, variant = variant.variant })
+        threads = p.threads, prefix = "obj" .. size, variant = variant })
       if put.objects_written > 0 then
-        s:phase("get", conn, { from = put, seconds = p.seconds, threads = p.threads, variant = variant.variant })
+        s:phase("get", conn, { from = put, seconds = p.seconds, threads = p.threads, variant = variant })
       end
-      s:phase("delete", conn, { from = put, threads = p.threads, ignore_interrupt = true, variant = variant.variant })
+      s:phase("delete", conn, { from = put, threads = p.threads, ignore_interrupt = true, variant = variant })
     end
     s:compare { by = "size", phases = { "put", "get" } }
   end,

@@ -7,6 +7,8 @@
 -- `cephmark cluster env`), next to $CEPH_CONF, or in the default cluster folder.
 -- Keys and secrets are handed to the C modules and never printed or returned in results:
 -- `describe` says where credentials came from without showing them.
+-- Also radosgw-admin from Lua (bucket index shards), and removing the containers a run made
+-- with whatever they still hold (remove_containers: scenarios' and agents' cleanup).
 
 local sys = require "cephmark.sys"
 
