@@ -14,12 +14,28 @@
 -- scenarios/rgw-replica-vs-ec.lua (its mode=prepare, then a radosgw restart), S3 only:
 --   cephmark run scenarios/rgw-mixed.lua -p placements=cephmark-replica,cephmark-ec
 -- runs the mix once per placement target and compares them.
+--
+-- The phases are phases on the connection, so the mix also runs on many client hosts with
+-- `--agents N` (docs/distributed.md): each agent prefills and mixes in buckets of its own,
+-- `objects` per agent, the counts summed. Placements cannot: each agent makes its buckets in
+-- the default placement target, so `placements` with --agents is refused.
 
 local cm = require "cephmark"
 local rgw = require "cephmark.rgw"
 local sys = require "cephmark.sys"
 
 local KINDS = { "get", "put", "list", "head", "delete" }
+
+-- The buckets a phase on `names` used: those names, or with --agents each agent's own.
+local function agent_buckets(names, agents)
+  if not agents then return names end
+  local own = require("cephmark.agent_targets").own_container
+  local out = {}
+  for _, agent in ipairs(agents) do
+    for _, name in ipairs(names) do out[#out + 1] = own(name, agent) end
+  end
+  return out
+end
 
 -- The default zonegroup's name as S3's LocationConstraint wants it ("<api name>:<placement>").
 local function zonegroup_name()
@@ -54,19 +70,23 @@ return cm.scenario {
     if #p.placements > 0 and p.api ~= "s3" then
       sys.fail("placements are S3 placement targets: use -p api=s3", sys.EXIT_USAGE)
     end
+    local agents = s:agent_names()
+    if #p.placements > 0 and agents then
+      -- each agent makes its own buckets, in the default placement target: the comparison
+      -- would compare nothing
+      sys.fail("placements cannot run with --agents: each agent makes buckets of its own, in the default "
+        .. "placement target; compare placement targets without --agents", sys.EXIT_USAGE)
+    end
     local conn <close>, where = (p.api == "s3" and rgw.s3_connect or rgw.swift_connect) {}
     s:say(p.api .. ": " .. (where.endpoint or where.auth_url) .. " (" .. where.source .. ")")
     local variants = #p.placements > 0 and p.placements or { "default" }
     local location = #p.placements > 0 and zonegroup_name() or nil
-    local made, pending = {}, {}
-    local guard <close> = setmetatable({}, { __close = function()
-      for _, put in ipairs(pending) do
-        conn:bench { op = "delete", from = put, threads = p.threads, ignore_interrupt = true }
-      end
-      for _, name in ipairs(made) do
-        if p.api == "s3" then conn:delete_bucket(name) else conn:delete_container(name) end
-      end
-    end })
+    -- every bucket made here goes however the run ends, with the objects still in it (the
+    -- mix deletes and makes objects again, so the buckets are emptied by listing them).
+    -- With --agents each agent works in buckets of its own (<name>-<agent>), which it makes
+    -- and removes the same way
+    local made = {}
+    local guard <close> = setmetatable({}, { __close = function() rgw.remove_containers(conn, made) end })
     for v, placement in ipairs(variants) do
       local names = {}
       for i = 1, p.buckets do
@@ -82,32 +102,28 @@ return cm.scenario {
         made[#made + 1] = name
       end
       local variant = { placement = placement }
-      local put = s:phase("prefill", function(phase)
-        return conn:bench { op = "put", containers = names, objects = p.objects, size = p.object_size,
-          threads = p.threads, prefix = "mixed", on_second = phase.on_second }
-      end, { variant = variant })
-      pending[#pending + 1] = put
+      local put = s:phase("prefill", conn, { op = "put", containers = names, objects = p.objects,
+        size = p.object_size, threads = p.threads, prefix = "mixed", variant = variant })
       if put.objects_written < put.objects then
         sys.fail(string.format("prefill wrote %d of %d objects: %s", put.objects_written, put.objects,
           put.first_error or "stopped"))
       end
-      s:phase("mixed", function(phase)
-        local result = conn:bench { op = "mixed", from = put, mix = mix, seconds = p.seconds,
-          threads = p.threads, page_size = p.page_size, on_second = phase.on_second }
-        local shards, err = rgw.index_shards(names)
-        if shards then
-          local low, high
-          for _, n in pairs(shards) do
-            low, high = math.min(low or n, n), math.max(high or n, n)
-          end
-          result.index_shards = low == high and low or string.format("%d-%d", low, high)
-        else
-          result.index_shards_error = err
+      s:phase("mixed", conn, { from = put, mix = mix, seconds = p.seconds, threads = p.threads,
+        page_size = p.page_size, variant = variant })
+      -- the index shard count of the buckets the mix ran on (each agent's own with --agents)
+      local record = s:phase_records()[#s:phase_records()]
+      local shards, err = rgw.index_shards(agent_buckets(names, agents))
+      if shards then
+        local low, high
+        for _, n in pairs(shards) do
+          low, high = math.min(low or n, n), math.max(high or n, n)
         end
-        return result
-      end, { variant = variant })
-      -- the mix deleted objects and made some again: the cleanup deletes every name (one the
-      -- mix deleted is a 404 for Swift, nothing for S3), then the buckets
+        record.result.index_shards = low == high and low or string.format("%d-%d", low, high)
+      else
+        record.result.index_shards_error = err
+      end
+      -- the mix deleted objects and made some again: the buckets are emptied by listing
+      -- them when the run ends
     end
     if #variants > 1 then s:compare { by = "placement", phases = { "mixed" }, baseline = variants[1] } end
   end,

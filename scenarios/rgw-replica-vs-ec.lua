@@ -16,6 +16,8 @@
 --   cephmark run scenarios/rgw-replica-vs-ec.lua -p mode=remove   # targets and pools go
 -- The data pools are kept between runs (the placement targets point at them); mode=remove
 -- deletes both. Needs the admin keyring (radosgw-admin) and S3 credentials (docs/rgw.md).
+-- Not with --agents: each agent would make buckets of its own in the default placement
+-- target, so the run refuses it (mode=prepare and mode=remove run no phase and are fine).
 
 local cm = require "cephmark"
 local params = require "cephmark.params"
@@ -122,6 +124,12 @@ return cm.scenario {
   },
   run = function(s, p)
     if p.mode == "remove" then return remove_all(s) end
+    if p.mode == "run" and s:agent_names() then
+      -- each agent would make buckets of its own, in the default placement target: neither
+      -- data pool would be measured
+      sys.fail("rgw-replica-vs-ec cannot run with --agents: each agent makes buckets of its own, in the default "
+        .. "placement target, not in the two targets compared; run it without --agents", sys.EXIT_USAGE)
+    end
     ensure_pools(s, p)
     local api_name = ensure_placement(s)
     if p.mode == "prepare" then
@@ -130,13 +138,10 @@ return cm.scenario {
     end
     local conn <close>, where = rgw.s3_connect {}
     s:say("s3: " .. where.endpoint .. " (" .. where.source .. ")")
-    local buckets = {}
-    local guard <close> = setmetatable({}, { __close = function()
-      for _, b in ipairs(buckets) do
-        if b.put then conn:bench { op = "delete", from = b.put, threads = p.threads, ignore_interrupt = true } end
-        conn:delete_bucket(b.name)
-      end
-    end })
+    local buckets, names = {}, {}
+    -- the buckets go however the run ends, with any object a put left in them (a delete
+    -- phase that did not run: an error, Ctrl-C)
+    local guard <close> = setmetatable({}, { __close = function() rgw.remove_containers(conn, names) end })
     for _, target in ipairs(TARGETS) do
       local name = string.format("cephmark-%s-%d", target.label, sys.getpid())
       local ok, err, code = conn:create_bucket(name, { location = api_name .. ":" .. target.placement })
@@ -147,16 +152,14 @@ return cm.scenario {
       end
       if not ok then sys.fail(err) end
       buckets[#buckets + 1] = { name = name }
+      names[#names + 1] = name
     end
     local size_label = params.format_size(p.object_size)
     for i, target in ipairs(TARGETS) do
       local bucket = buckets[i]
       local variant = { data_pool = target.label }
-      local put = s:phase("put", function(phase)
-        return conn:bench { op = "put", bucket = bucket.name, objects = p.objects, size = p.object_size,
-          threads = p.threads, on_second = phase.on_second }
-      end, { variant = variant })
-      bucket.put = put
+      local put = s:phase("put", conn, { bucket = bucket.name, objects = p.objects, size = p.object_size,
+        threads = p.threads, variant = variant })
       -- the objects' data must be in this target's pool, or the comparison compares nothing
       local pool <close> = must(s:cluster():pool(target.pool))
       local stored = #must(pool:objects())
@@ -166,14 +169,8 @@ return cm.scenario {
         sys.fail(string.format("bucket %s wrote nothing into pool %s: its placement target is not the one "
           .. "asked for", bucket.name, target.pool))
       end
-      s:phase("get", function(phase)
-        return conn:bench { op = "get", from = put, seconds = p.seconds, threads = p.threads,
-          on_second = phase.on_second }
-      end, { variant = variant })
-      s:phase("delete", function(phase)
-        return conn:bench { op = "delete", from = put, threads = p.threads, on_second = phase.on_second }
-      end, { variant = variant })
-      bucket.put = nil
+      s:phase("get", conn, { from = put, seconds = p.seconds, threads = p.threads, variant = variant })
+      s:phase("delete", conn, { from = put, threads = p.threads, ignore_interrupt = true, variant = variant })
     end
     s:compare { by = "data_pool", phases = { "put", "get" }, baseline = "replica" }
   end,

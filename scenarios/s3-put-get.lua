@@ -6,7 +6,9 @@
 --   cephmark run scenarios/s3-put-get.lua [-p sizes=4K,64K,1M] [-p threads=32] [-p seconds=10]
 --
 -- Credentials: AWS_ENDPOINT_URL / AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, or the local
--- cluster's (`cephmark cluster up --rgw`); see docs/rgw.md.
+-- cluster's (`cephmark cluster up --rgw`); see docs/rgw.md. The phases are phases on the S3
+-- connection, so the run also goes on many client hosts with `--agents N`
+-- (docs/distributed.md): each agent in a bucket of its own, `objects` per agent.
 
 local cm = require "cephmark"
 local params = require "cephmark.params"
@@ -29,29 +31,18 @@ return cm.scenario {
     local bucket = string.format("cephmark-s3-put-get-%d", sys.getpid())
     local ok, err = conn:create_bucket(bucket)
     if not ok then sys.fail("cannot create bucket " .. bucket .. ": " .. err) end
-    local pending = {}
-    local guard <close> = setmetatable({}, { __close = function()
-      for _, put in ipairs(pending) do conn:bench { op = "delete", from = put, threads = p.threads,
-        ignore_interrupt = true } end
-      conn:delete_bucket(bucket)
-    end })
+    -- the bucket goes however the run ends, with any object a put left in it (its delete
+    -- phase did not run: an error, Ctrl-C). With --agents each agent works in a bucket of
+    -- its own (<bucket>-<agent>), which it makes and removes the same way
+    local guard <close> = setmetatable({}, { __close = function() rgw.remove_containers(conn, { bucket }) end })
     for _, size in ipairs(p.sizes) do
-      local label = params.format_size(size)
-      local put = s:phase("put", function(phase)
-        return conn:bench { op = "put", bucket = bucket, objects = p.objects, seconds = p.seconds,
-          size = size, threads = p.threads, prefix = "obj" .. size, on_second = phase.on_second }
-      end, { variant = { size = label } })
-      pending[#pending + 1] = put
+      local variant = { size = params.format_size(size) }
+      local put = s:phase("put", conn, { bucket = bucket, objects = p.objects, seconds = p.seconds, size = size,
+        threads = p.threads, prefix = "obj" .. size, variant = variant })
       if put.objects_written > 0 then
-        s:phase("get", function(phase)
-          return conn:bench { op = "get", from = put, seconds = p.seconds, threads = p.threads,
-            on_second = phase.on_second }
-        end, { variant = { size = label } })
+        s:phase("get", conn, { from = put, seconds = p.seconds, threads = p.threads, variant = variant })
       end
-      s:phase("delete", function(phase)
-        return conn:bench { op = "delete", from = put, threads = p.threads, on_second = phase.on_second }
-      end, { variant = { size = label } })
-      pending[#pending] = nil
+      s:phase("delete", conn, { from = put, threads = p.threads, ignore_interrupt = true, variant = variant })
     end
     s:compare { by = "size", phases = { "put", "get" } }
   end,

@@ -9,6 +9,9 @@
 --
 -- Credentials: ST_AUTH / ST_USER / ST_KEY, or the local cluster's (`cephmark cluster up
 -- --rgw`); see docs/rgw.md. `cephmark swift-bench` takes swift-bench's own flags instead.
+-- The phases are phases on the Swift connection, so the run also goes on many client hosts
+-- with `--agents N` (docs/distributed.md): each agent in containers of its own, -n and -g
+-- per agent, the counts summed.
 
 local cm = require "cephmark"
 local rgw = require "cephmark.rgw"
@@ -31,29 +34,21 @@ return cm.scenario {
     s:say("swift: " .. where.auth_url .. " as " .. where.user .. " (" .. where.source .. ")")
     local base = string.format("cephmark_swift_bench_%d", sys.getpid())
     local containers = {}
-    -- every container made is removed however the run ends (objects first, by the delete phase)
-    local guard <close> = setmetatable({}, { __close = function()
-      for _, name in ipairs(containers) do conn:delete_container(name) end
-    end })
+    -- every container made here is removed however the run ends, with any object a put
+    -- left in it (the delete phase did not run: an error, Ctrl-C). With --agents each agent
+    -- works in containers of its own (<name>-<agent>), which it makes and removes the same way
+    local guard <close> = setmetatable({}, { __close = function() rgw.remove_containers(conn, containers) end })
     for i = 0, p.num_containers - 1 do
       local name = string.format("%s_%d", base, i)
       local ok, err = conn:create_container(name)
       if not ok then sys.fail("cannot create the benchmark containers: " .. err) end
       containers[#containers + 1] = name
     end
-    local put = s:phase("put", function(phase)
-      return conn:bench { op = "put", containers = containers, objects = p.num_objects,
-        size = p.object_size, threads = p.concurrency, on_second = phase.on_second }
-    end)
+    local put = s:phase("put", conn, { containers = containers, objects = p.num_objects, size = p.object_size,
+      threads = p.concurrency })
     if p.num_gets > 0 and put.objects_written > 0 then
-      s:phase("get", function(phase)
-        return conn:bench { op = "get", from = put, ops = p.num_gets, threads = p.concurrency,
-          on_second = phase.on_second }
-      end)
+      s:phase("get", conn, { from = put, ops = p.num_gets, threads = p.concurrency })
     end
-    s:phase("delete", function(phase)
-      return conn:bench { op = "delete", from = put, threads = p.concurrency, ignore_interrupt = true,
-        on_second = phase.on_second }
-    end)
+    s:phase("delete", conn, { from = put, threads = p.concurrency, ignore_interrupt = true })
   end,
 }

@@ -118,6 +118,12 @@ function M.check_per_agent(value)
   return nil
 end
 
+-- The name of an agent's own container or bucket, from the one a phase names: the name,
+-- then the agent's name in the letters an S3 bucket name allows ("bench" -> "bench-a1").
+function M.own_container(name, agent)
+  return name .. "-" .. (tostring(agent):lower():gsub("[^a-z0-9.-]", "-"))
+end
+
 -- The origin (scheme://host[:port]) of a URL, and the URL with its origin replaced.
 local function origin(url) return tostring(url):match("^(%a[%w+.-]*://[^/]+)") end
 M.origin = origin

@@ -414,9 +414,97 @@ local summed_per_second = { "cur_ops", "started", "finished", "ops", "bytes", "e
 
 function M.merger()
   return setmetatable({ histograms = {}, series = {}, second_hists = {}, without_seconds = {},
+    figures = { sums = {}, same = {}, differ = {}, http = {}, containers = {}, verify_errors = json.array() },
     total = { ops = 0, bytes = 0, errors = 0,
     verify_failures = 0, started = 0, reads = 0, writes = 0, elapsed = 0, interrupted = false,
     drained = true } }, Merger)
+end
+
+-- The figures targets add to a result beyond ops, bytes and errors, and how the agents'
+-- are merged. Each agent works on objects of its own (its own prefix, containers, image),
+-- so what counts the objects, requests or events of one agent adds up over the agents:
+-- rados `objects` (written, or read from), `objects_removed`, `overwrites`, `misses`; rbd
+-- `verify_skipped`; Swift/S3 `objects`, `objects_written`, `transport_errors`, `reauths`,
+-- `names_listed`, `listings`, `misses`, `http_errors` (by status) and a multipart put's
+-- `parts`, `uploads_aborted`, `uploads_left`; socket `retransmits`. What describes the
+-- phase rather than counts (the API, the transport, the io pattern, an overwrite pass
+-- count, a size) is kept when every agent reports the same value and left out otherwise;
+-- `size_min`/`size_max` are the lowest and highest; rates (`bits_per_second`) and
+-- percentiles of one agent (`ttfb`) are not merged: the agents' own stay under `agents`.
+M.TARGET_SUMS = { "objects", "objects_written", "objects_removed", "overwrites", "misses", "verify_skipped",
+  "transport_errors", "reauths", "names_listed", "listings", "retransmits" }
+local target_same = { "api", "method", "transport", "io_type", "pattern", "engine", "access", "verify", "spread",
+  "page_size", "io_size", "overwrite_passes", "overwrite_block" }
+local multipart_sums = { "parts", "uploads_aborted", "uploads_left" }
+local first_messages = { "first_error", "containers_error", "auth_error", "gave_up" }
+local VERIFY_ERRORS_KEPT = 8
+
+local function add_sum(sums, key, value)
+  value = tonumber(value)
+  if value then sums[key] = (sums[key] or 0) + value end
+end
+
+function Merger:add_target_figures(r)
+  local f = self.figures
+  for _, key in ipairs(M.TARGET_SUMS) do add_sum(f.sums, key, r[key]) end
+  for _, key in ipairs(target_same) do
+    if r[key] ~= nil then
+      if f.same[key] == nil then f.same[key] = r[key] elseif f.same[key] ~= r[key] then f.differ[key] = true end
+    end
+  end
+  if tonumber(r.size_min) then f.size_min = math.min(f.size_min or math.huge, tonumber(r.size_min)) end
+  if tonumber(r.size_max) then f.size_max = math.max(f.size_max or -math.huge, tonumber(r.size_max)) end
+  for _, entry in ipairs(type(r.http_errors) == "table" and r.http_errors or {}) do
+    local status = tonumber(entry.status)
+    if status then
+      local e = f.http[status] or { status = math.tointeger(status) or status, reason = entry.reason, count = 0 }
+      e.count = e.count + (tonumber(entry.count) or 0)
+      f.http[status] = e
+    end
+  end
+  if r.http_errors ~= nil then f.has_http = true end
+  for _, name in ipairs(type(r.containers) == "table" and r.containers or {}) do
+    f.containers[#f.containers + 1] = name
+  end
+  if r.containers_made ~= nil then f.containers_made = f.containers_made or r.containers_made == true end
+  if r.containers_removed ~= nil then
+    f.containers_removed = (f.containers_removed == nil or f.containers_removed) and r.containers_removed == true
+  end
+  for _, key in ipairs(first_messages) do
+    if type(r[key]) == "string" and f[key] == nil then f[key] = string.format("agent %s: %s", tostring(r.agent), r[key]) end
+  end
+  for _, message in ipairs(type(r.verify_errors) == "table" and r.verify_errors or {}) do
+    if #f.verify_errors < VERIFY_ERRORS_KEPT then f.verify_errors[#f.verify_errors + 1] = message end
+  end
+  if type(r.multipart) == "table" then
+    local m = f.multipart or { part_size = r.multipart.part_size, parts_in_flight = r.multipart.parts_in_flight }
+    for _, key in ipairs(multipart_sums) do add_sum(m, key, r.multipart[key]) end
+    f.multipart = m
+  end
+end
+
+-- The merged target figures into the total (only those some agent reported).
+function Merger:target_figures(total)
+  local f = self.figures
+  for key, value in pairs(f.sums) do total[key] = value end
+  for key, value in pairs(f.same) do
+    if not f.differ[key] then total[key] = value end
+  end
+  total.size_min, total.size_max = f.size_min, f.size_max
+  if f.has_http then
+    local list = json.array()
+    for _, e in pairs(f.http) do list[#list + 1] = e end
+    table.sort(list, function(a, b) return a.status < b.status end)
+    total.http_errors = list
+  end
+  if #f.containers > 0 then
+    table.sort(f.containers)
+    total.containers = f.containers
+  end
+  total.containers_made, total.containers_removed = f.containers_made, f.containers_removed
+  for _, key in ipairs(first_messages) do total[key] = f[key] end
+  if #f.verify_errors > 0 then total.verify_errors = f.verify_errors end
+  total.multipart = f.multipart
 end
 
 -- Folds one agent's per-second histograms (M.pack_seconds) into the merged ones. An agent
@@ -467,6 +555,7 @@ function Merger:add(r, hist, shist)
   end
   if hist then self.histograms[#self.histograms + 1] = hist end
   self:add_seconds(r, shist)
+  self:add_target_figures(r)
 end
 
 -- Each merged second's percentiles from its merged histogram (p50, p99, p999, max_lat), the
@@ -519,8 +608,55 @@ function Merger:result()
   total.iops_stddev, total.iops_max, total.iops_min = spread(full, "iops")
   total.lat = #self.histograms > 0 and control.merge_histograms(self.histograms) or { count = 0 }
   self:second_percentiles()
+  self:target_figures(total)
   total.series = self.series
   return total
+end
+
+-- One merger per gateway endpoint, fed the results of the agents that name one (Swift and
+-- S3 phases): the breakdown of a phase whose agents are spread over several gateways.
+-- result() -> nil (no agent named an endpoint) or {[endpoint] = {agents, ops, bytes, errors,
+-- iops, bandwidth_mib, p50, p99, series_p99, series = {{sec, ops, bytes, errors, iops,
+-- cur_mib, p50, p99, p999, max_lat, lat_count, agents}, ...}}}: each second's percentiles
+-- from the merged histograms of that second of that endpoint's agents, as for the phase.
+local EndpointMergers = {}
+EndpointMergers.__index = EndpointMergers
+
+function M.endpoint_mergers() return setmetatable({ groups = {} }, EndpointMergers) end
+
+function EndpointMergers:add(r, hist, shist)
+  if type(r.endpoint) ~= "string" then return end
+  local group = self.groups[r.endpoint]
+  if not group then
+    group = { merger = M.merger(), agents = json.array() }
+    self.groups[r.endpoint] = group
+  end
+  group.agents[#group.agents + 1] = r.agent
+  group.merger:add(r, hist, shist)
+end
+
+local endpoint_second_keys = { "sec", "ops", "bytes", "errors", "iops", "cur_mib", "p50", "p99", "p999", "max_lat",
+  "lat_count", "agents" }
+
+function EndpointMergers:result()
+  if not next(self.groups) then return nil end
+  local out = {}
+  for endpoint, group in pairs(self.groups) do
+    local merged = group.merger:result()
+    table.sort(group.agents, function(a, b) return tostring(a) < tostring(b) end)
+    local series = json.array()
+    for i, second in ipairs(merged.series) do
+      local row = {}
+      for _, key in ipairs(endpoint_second_keys) do row[key] = second[key] end
+      if second.partial then row.partial = true end
+      if second.warmup then row.warmup = true end
+      series[i] = row
+    end
+    out[endpoint] = { agents = group.agents, ops = merged.ops, bytes = merged.bytes, errors = merged.errors,
+      iops = merged.iops, bandwidth_mib = merged.bandwidth_mib, p50 = merged.lat.p50, p99 = merged.lat.p99,
+      series_p99 = merged.series_p99, series = series }
+  end
+  return out
 end
 
 -- An open loop's aggregate rate split over the agents that start the phase: {[agent] =
@@ -591,7 +727,7 @@ end
 function M.per_host(agents, monitors, slow)
   local rows = {}
   local function row(host)
-    rows[host] = rows[host] or { host = host, agents = {} }
+    rows[host] = rows[host] or { host = host, agents = json.array() }
     return rows[host]
   end
   local slow_names = {}
@@ -652,7 +788,7 @@ function Coordinator:run_phase(spec)
   local phase = self.phases
   local agents = active_list(self)
   if #agents == 0 then sys.fail("no agent is left to run phase " .. phase) end
-  local excluded = {}
+  local excluded = json.array()
   local function exclude(name, why)
     if self.active[name] then
       self.active[name] = false
@@ -711,6 +847,7 @@ function Coordinator:run_phase(spec)
   if seconds == 0 then budget = tonumber(options.timeout) or 3600 end
   local deadline = sys.monotonic() + budget
   local merger, merged_count, per_agent = M.merger(), 0, {}
+  local endpoints = M.endpoint_mergers()
   local pending = {}
   for _, name in ipairs(active_list(self)) do pending[name] = true end
   local stop_sent, last_registry, interrupted = false, 0, false
@@ -729,6 +866,7 @@ function Coordinator:run_phase(spec)
           exclude(name, "failed: " .. tostring(result.error))
         else
           merger:add(result, hist, shist)
+          endpoints:add(result, hist, shist)
           merged_count = merged_count + 1
           result.series = nil -- folded into the merger: the one large part of a result
           per_agent[name] = result
@@ -802,6 +940,7 @@ function Coordinator:run_phase(spec)
     end
   end
   merged.slow_agents = M.slow_agents(merged.agents)
+  merged.by_endpoint = endpoints:result()
   if rates then merged.rate, merged.rate_shares = requested_rate, rates end
   merged.excluded = excluded
   merged.agent_count = merged_count

@@ -1,7 +1,8 @@
 -- Results on disk: a folder with results.json and results.yaml, phases.csv (one summary
 -- row per phase), series.csv (one row per second per phase), percentiles.csv (the
 -- latency percentiles of each phase) and, when a phase mixed kinds of op, operations.csv
--- (one row per phase and kind: result.by_op); for scenarios also params.yaml (reusable with
+-- (one row per phase and kind: result.by_op), when a phase's agents were spread over
+-- gateways, endpoint_series.csv (one row per second per endpoint); for scenarios also params.yaml (reusable with
 -- --params), params.csv, pools.csv and comparison.csv, and report.html (cmd/report.lua).
 -- Rewritten files are written atomically (a temporary file renamed into place), so a
 -- reader never sees half a file.
@@ -45,7 +46,8 @@ end
 
 -- Every file a results folder may get, for check_dir.
 M.FILES = { "results.json", "results.yaml", "params.yaml", "params.csv", "pools.csv", "comparison.csv",
-  "phases.csv", "series.csv", "percentiles.csv", "operations.csv", "report.html" }
+  "phases.csv", "series.csv", "percentiles.csv", "operations.csv", "endpoint_series.csv",
+  "report.html" }
 
 -- check_dir(dir, option [, command]): before a run starts, a one-line refusal (exit 2) if
 -- its results could not be written into dir as asked: dir is not a folder, or a file it
@@ -294,14 +296,47 @@ function M.operations_rows(phases)
   return rows
 end
 
+M.endpoint_series_columns = { "phase_index", "phase", "label", "endpoint", "sec", "agents", "ops", "bytes", "errors",
+  "iops", "cur_mib", "p50", "p99", "p999", "max_lat", "lat_count" }
+
+-- endpoint_series_rows(phases) -> rows for endpoint_series.csv: one per second per gateway
+-- endpoint of the phases whose agents were spread over endpoints (result.by_endpoint[e].series),
+-- the endpoints of a phase in name order.
+function M.endpoint_series_rows(phases)
+  local rows = {}
+  for _, phase in ipairs(phases) do
+    local by_endpoint = type(phase.result) == "table" and phase.result.by_endpoint
+    local names = {}
+    for endpoint in pairs(type(by_endpoint) == "table" and by_endpoint or {}) do names[#names + 1] = endpoint end
+    table.sort(names)
+    for _, endpoint in ipairs(names) do
+      local group = by_endpoint[endpoint]
+      for _, second in ipairs(type(group) == "table" and type(group.series) == "table" and group.series or {}) do
+        local row = { phase_index = phase.index, phase = phase.name, label = phase.label, endpoint = endpoint }
+        for i = 5, #M.endpoint_series_columns do
+          local column = M.endpoint_series_columns[i]
+          row[column] = second[column]
+        end
+        rows[#rows + 1] = row
+      end
+    end
+  end
+  return rows
+end
+
 -- The per-phase tables every results folder has: phases.csv, series.csv, percentiles.csv,
--- and operations.csv when a phase mixed kinds of op.
+-- operations.csv when a phase mixed kinds of op, and endpoint_series.csv when a phase's
+-- agents were spread over gateway endpoints.
 function M.write_csv_tables(dir, phases)
   write(dir .. "/phases.csv", M.phases_csv(phases))
   write(dir .. "/series.csv", M.series_csv(phases))
   write(dir .. "/percentiles.csv", M.percentiles_csv(phases))
   local operations = M.operations_rows(phases)
   if #operations > 0 then write(dir .. "/operations.csv", M.csv(M.operations_columns, operations)) end
+  local endpoint_seconds = M.endpoint_series_rows(phases)
+  if #endpoint_seconds > 0 then
+    write(dir .. "/endpoint_series.csv", M.csv(M.endpoint_series_columns, endpoint_seconds))
+  end
 end
 
 -- params.csv: name, value as given, where it came from (default, -p, --params).

@@ -7,6 +7,8 @@
 -- `cephmark cluster env`), next to $CEPH_CONF, or in the default cluster folder.
 -- Keys and secrets are handed to the C modules and never printed or returned in results:
 -- `describe` says where credentials came from without showing them.
+-- Also radosgw-admin from Lua (bucket index shards), and removing the containers a run made
+-- with whatever they still hold (remove_containers: scenarios' and agents' cleanup).
 
 local sys = require "cephmark.sys"
 
@@ -216,6 +218,32 @@ function M.index_shards(names)
     shards[name] = stats.num_shards
   end
   return shards
+end
+
+-- remove_containers(conn, names) -> objects removed, first error | nil: removes the
+-- containers (S3 buckets) a run made, with every object still in them, so that a run that
+-- ended before its delete phase (an error, Ctrl-C) leaves nothing behind. Only for names the
+-- caller made: every object in them is then the run's. A container that is gone already is
+-- no error; one that cannot be emptied or removed is left, and the first message says why.
+function M.remove_containers(conn, names)
+  local s3 = conn.delete_bucket ~= nil
+  local remove = s3 and conn.delete_bucket or conn.delete_container
+  local removed, first_err = 0, nil
+  local function note(err) first_err = first_err or tostring(err) end
+  for _, name in ipairs(names) do
+    local objects, err, code = conn:list(name)
+    if objects then
+      for _, object in ipairs(objects) do
+        local ok, delete_err, delete_code = conn:delete(name, object)
+        if ok or delete_code == 404 then removed = removed + (ok and 1 or 0) else note(delete_err) end
+      end
+      local ok, remove_err, remove_code = remove(conn, name)
+      if not ok and remove_code ~= 404 then note(remove_err) end
+    elseif code ~= 404 then
+      note(err)
+    end
+  end
+  return removed, first_err
 end
 
 -- "404 Not Found x3, 503 Service Unavailable x1" from a bench result's http_errors, plus

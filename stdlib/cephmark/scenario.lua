@@ -76,7 +76,9 @@ end
 local is_list = params.is_list
 
 -- A value as results can hold it: functions, userdata and cycles dropped, lists marked
--- as arrays so an empty one stays a list.
+-- as arrays so that an empty one stays a list (one marked with json.array() already, such
+-- as a distributed phase's slow_agents or excluded, is `[]` in results.json when empty).
+local ARRAY = getmetatable(json.array())
 local function plain(value, seen)
   local t = type(value)
   if t == "string" or t == "number" or t == "boolean" or value == json.null then return value end
@@ -85,7 +87,7 @@ local function plain(value, seen)
   if seen[value] then return nil end
   seen[value] = true
   local out = {}
-  if is_list(value) and #value > 0 then
+  if is_list(value) and (#value > 0 or getmetatable(value) == ARRAY) then
     out = json.array()
     for i, v in ipairs(value) do out[i] = plain(v, seen) end
   else
@@ -1592,6 +1594,15 @@ function Run:active_agents()
   return list
 end
 
+-- s:agent_names() -> the agents this run's phases run on (`--agents`), in the run's order;
+-- nil without --agents: what a scenario needs to refuse what agents cannot do, or to name
+-- what each agent made (agent_targets.own_container).
+function Run:agent_names()
+  if not self.context.agents then return nil end
+  if not self.coordinator then self:start_agents() end
+  return self:active_agents()
+end
+
 -- Each agent's attributes, from its registration ("{agent.KEY}" resolved as it will be
 -- resolved on the agent).
 function Run:agent_attributes(agent)
@@ -1730,36 +1741,8 @@ function Run:remove_agent_images()
   self.agent_images = nil
 end
 
--- The merged result's breakdown by gateway endpoint: agents, ops, IOPS, MiB/s and the p99
--- of the merged histograms of that endpoint's agents.
-function Run:by_endpoint(result, phase)
-  local groups = {}
-  for agent, r in pairs(result.agents) do
-    if r.endpoint then
-      local group = groups[r.endpoint] or { agents = {}, ops = 0, bytes = 0, elapsed = 0, hists = {} }
-      groups[r.endpoint] = group
-      group.agents[#group.agents + 1] = agent
-      group.ops = group.ops + (r.ops or 0)
-      group.bytes = group.bytes + (r.bytes or 0)
-      group.elapsed = math.max(group.elapsed, r.elapsed or 0)
-      local hist = self.coordinator.pool:read(require("cephmark.distributed").hist_object(self.coordinator.run, phase,
-        agent))
-      if hist then group.hists[#group.hists + 1] = hist end
-    end
-  end
-  if not next(groups) then return nil end
-  local out = {}
-  for endpoint, group in pairs(groups) do
-    table.sort(group.agents)
-    local elapsed = group.elapsed > 0 and group.elapsed or 1
-    local lat = #group.hists > 0 and require("cephmark.control").merge_histograms(group.hists) or {}
-    out[endpoint] = { agents = group.agents, ops = group.ops, iops = group.ops / elapsed,
-      bandwidth_mib = group.bytes / elapsed / 1048576, p99 = lat.p99 }
-  end
-  return out
-end
-
--- The per-kind results (by_op) of the agents, their counts summed (latency stays per agent).
+-- The per-kind results (by_op) of the agents, their counts summed and their rates over the
+-- phase's elapsed time (latency stays per agent).
 local function sum_by_op(result)
   local out
   for _, r in pairs(result.agents) do
@@ -1769,6 +1752,10 @@ local function sum_by_op(result)
       for _, key in ipairs { "ops", "bytes", "errors" } do sum[key] = sum[key] + (tonumber(figures[key]) or 0) end
       out[kind] = sum
     end
+  end
+  local elapsed = tonumber(result.elapsed) or 0
+  for _, sum in pairs(elapsed > 0 and out or {}) do
+    sum.iops, sum.bandwidth_mib_s = sum.ops / elapsed, sum.bytes / elapsed / 1048576
   end
   return out
 end
@@ -1812,9 +1799,6 @@ function Run:distributed_bench(description, op, bench)
   local phase = self.coordinator.phases
   result.agent_phase = phase
   self:say_agents(result)
-  if description.kind == "swift" or description.kind == "s3" then
-    result.by_endpoint = self:by_endpoint(result, phase)
-  end
   result.by_op = result.by_op or sum_by_op(result)
   for _, r in pairs(result.agents) do r.by_op = nil end
   if description.kind == "pool" and op == "write" and not self:pool_entry_by_name(description.pool) then

@@ -99,11 +99,8 @@ function Agent:on_prepare(message, body)
   self:reply(message, { ready = true })
 end
 
--- A container or bucket name of this agent's own: the name given, then the agent's name
--- (in the letters S3 allows in a bucket name).
-local function own_container(name, agent)
-  return name .. "-" .. (agent:lower():gsub("[^a-z0-9.-]", "-"))
-end
+-- A container or bucket name of this agent's own (agent_targets.own_container).
+local own_container = agent_targets.own_container
 
 -- Swift/S3: this agent's own containers (made here when a put needs them and they are
 -- missing; removed when the run ends), and the put result that from= names (this agent's
@@ -340,14 +337,15 @@ function Agent:on_go(message, body)
   self:run_phase(phase)
 end
 
--- Removes the containers and buckets this agent made for the run (a delete phase emptied
--- them; one still holding objects stays, and the log says so), then closes what it opened.
+-- Removes the containers and buckets this agent made for the run, with the objects still in
+-- them (a run that ended before its delete phase: an error, Ctrl-C; everything in a container
+-- this agent made is the run's), then closes what it opened.
 function Agent:end_run()
   for i = #(self.made or {}), 1, -1 do
     local made = self.made[i]
-    local conn = made.conn
-    local removed, err = (conn.delete_container or conn.delete_bucket)(conn, made.name)
-    if not removed then log("run %s: cannot remove %s: %s", tostring(self.run), made.name, tostring(err)) end
+    local objects, err = require("cephmark.rgw").remove_containers(made.conn, { made.name })
+    if objects > 0 then log("run %s: removed %d objects left in %s", tostring(self.run), objects, made.name) end
+    if err then log("run %s: cannot remove %s: %s", tostring(self.run), made.name, err) end
   end
   agent_targets.close_all(self.targets or {})
   self.made, self.puts = {}, {}
