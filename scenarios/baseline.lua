@@ -251,7 +251,7 @@ local function agent_disks(s, p, agents)
   local file = string.format("cephmark-baseline-%s-%d.dat", sys.hostname():gsub("[^%w.-]", "-"), sys.getpid())
   for k = 1, count do
     local common = { path = "{agent.disk#" .. k .. "}/" .. file, block_size = p.block_size, seconds = p.disk_seconds,
-      size = p.disk_size, remove = true, variant = { disk = "disk " .. k } }
+      size = p.disk_size, remove = true, variant = { disk_index = k } }
     local function phase(name, io_type, pattern, extra)
       local options = {}
       for key, v in pairs(common) do options[key] = v end
@@ -323,28 +323,43 @@ local function format_gbit(bits)
   return string.format("%.2f", bits / 1e9)
 end
 
+-- Prints a table whose columns are as wide as their widest cell: the first `left` columns
+-- left-aligned (names), the rest right-aligned (figures).
+local function say_table(s, left, header, rows)
+  local widths = {}
+  for _, row in ipairs({ header, table.unpack(rows) }) do
+    for i, cell in ipairs(row) do widths[i] = math.max(widths[i] or 0, #tostring(cell)) end
+  end
+  for _, row in ipairs({ header, table.unpack(rows) }) do
+    local cells = {}
+    for i, cell in ipairs(row) do
+      cells[i] = string.format("%" .. (i <= left and "-" or "") .. widths[i] .. "s", tostring(cell))
+    end
+    s:say((table.concat(cells, "  "):gsub("%s+$", "")))
+  end
+end
+
 -- The per-host tables of a run on agents: one row per (host, disk) and per (agent -> peer).
 local function say_host_tables(s, disk_rows, net_rows)
   if #disk_rows > 0 then
+    local lines = {}
+    for i, row in ipairs(disk_rows) do
+      lines[i] = { tostring(row.host), row.agent, row.disk, format_mib(row.write_mib), format_mib(row.read_mib),
+        format_mib(row.rand_mib), format_ms(row.rand_p50) }
+    end
     s:say("")
     s:say("disks, one row per host and disk (MiB/s; rand p50 in ms)")
-    s:say(string.format("%-16s %-12s %-28s %9s %9s %9s %9s", "host", "agent", "disk", "write", "read", "rand",
-      "rand p50"))
-    for _, row in ipairs(disk_rows) do
-      s:say(string.format("%-16s %-12s %-28s %9s %9s %9s %9s", tostring(row.host), row.agent, row.disk,
-        format_mib(row.write_mib), format_mib(row.read_mib), format_mib(row.rand_mib), format_ms(row.rand_p50)))
-    end
+    say_table(s, 3, { "host", "agent", "disk", "write", "read", "rand", "rand p50" }, lines)
   end
   if #net_rows > 0 then
+    local lines = {}
+    for i, row in ipairs(net_rows) do
+      lines[i] = { tostring(row.host), row.agent, row.peer, format_gbit(row.send_bits_per_second),
+        format_gbit(row.recv_bits_per_second), format_ms(row.rtt_p50), row.retransmits or "-", row.sharing }
+    end
     s:say("")
     s:say("network, one row per agent and peer (Gbit/s; round trip p50 in ms; sharing: agents on that peer at once)")
-    s:say(string.format("%-16s %-12s %-22s %8s %8s %9s %11s %7s", "host", "agent", "peer", "out", "in", "rtt p50",
-      "retransmits", "sharing"))
-    for _, row in ipairs(net_rows) do
-      s:say(string.format("%-16s %-12s %-22s %8s %8s %9s %11s %7d", tostring(row.host), row.agent, row.peer,
-        format_gbit(row.send_bits_per_second), format_gbit(row.recv_bits_per_second), format_ms(row.rtt_p50),
-        row.retransmits and tostring(row.retransmits) or "-", row.sharing))
-    end
+    say_table(s, 3, { "host", "agent", "peer", "out", "in", "rtt p50", "retransmits", "sharing" }, lines)
   end
 end
 
