@@ -293,22 +293,26 @@ local function agent_network(s, p, agents)
     for key, v in pairs(common) do send[key], recv[key], rr[key] = v, v, v end
     send.direction, recv.direction = "send", "recv"
     rr.mode, rr.streams = "rr", 1
-    local sent = s:phase("net-send", socket, send).agents or {}
+    local sent_phase = s:phase("net-send", socket, send)
+    local sent = sent_phase.agents or {}
     local received = s:phase("net-recv", socket, recv).agents or {}
     local round_trip = s:phase("net-rr", socket, rr).agents or {}
-    local sharing = {}
+    -- each agent's peer is the one it reports (its place in the phase's agent list); the
+    -- place in the run's list stands in for an agent that reported nothing
+    local planned, sharing = {}, {}
     for index, agent in ipairs(agents) do
-      local peer = rotated[(index - 1) % #rotated + 1]
-      sharing[peer] = (sharing[peer] or 0) + 1
+      local any = sent[agent.name] or received[agent.name] or round_trip[agent.name]
+      planned[agent.name] = any and any.endpoint or rotated[(index - 1) % #rotated + 1]
+      sharing[planned[agent.name]] = (sharing[planned[agent.name]] or 0) + 1
     end
-    for index, agent in ipairs(agents) do
-      local peer = rotated[(index - 1) % #rotated + 1]
+    for peer, group in pairs(sent_phase.by_endpoint or {}) do sharing[peer] = #group.agents end
+    for _, agent in ipairs(agents) do
+      local peer = planned[agent.name]
       local out, back, rtt = sent[agent.name], received[agent.name], round_trip[agent.name]
-      local row = { host = agent.host, agent = agent.name, peer = peer, sharing = sharing[peer],
+      rows[#rows + 1] = { host = agent.host, agent = agent.name, peer = peer, sharing = sharing[peer],
         send_bits_per_second = out and receiver_bits(out), recv_bits_per_second = back and back.bits_per_second,
         rtt_p50 = rtt and rtt.p50,
         retransmits = (out or back) and ((out and out.retransmits or 0) + (back and back.retransmits or 0)) or nil }
-      rows[#rows + 1] = row
     end
   end
   table.sort(rows, function(a, b)
