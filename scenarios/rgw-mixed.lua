@@ -32,7 +32,7 @@ local function agent_buckets(names, agents)
   local own = require("cephmark.agent_targets").own_container
   local out = {}
   for _, agent in ipairs(agents) do
-    for _, name in ipairs(names) do out[#out + 1] = own(name, agent) end
+    for _, name in ipairs(names) do out[#out + 1] = own(name, agent.name) end
   end
   return out
 end
@@ -70,7 +70,7 @@ return cm.scenario {
     if #p.placements > 0 and p.api ~= "s3" then
       sys.fail("placements are S3 placement targets: use -p api=s3", sys.EXIT_USAGE)
     end
-    local agents = s:agent_names()
+    local agents = s:agents()
     if #p.placements > 0 and agents then
       -- each agent makes its own buckets, in the default placement target: the comparison
       -- would compare nothing

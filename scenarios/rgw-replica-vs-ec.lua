@@ -124,7 +124,7 @@ return cm.scenario {
   },
   run = function(s, p)
     if p.mode == "remove" then return remove_all(s) end
-    if p.mode == "run" and s:agent_names() then
+    if p.mode == "run" and s:agents() then
       -- each agent would make buckets of its own, in the default placement target: neither
       -- data pool would be measured
       sys.fail("rgw-replica-vs-ec cannot run with --agents: each agent makes buckets of its own, in the default "

@@ -36,10 +36,24 @@ function M.parse_attr(text)
   return key, value
 end
 
+-- "{agent.KEY}", and "{agent.KEY#N}": the N-th of KEY's comma-separated values (an agent
+-- with fewer values takes them in turn: with two, #3 is the first again).
+local REFERENCE = "{agent%.([%w_]+)#?(%d*)}"
+
+-- The values of an attribute given as a comma-separated list (blanks around them dropped).
+function M.values(text)
+  local list = {}
+  for item in (tostring(text) .. ","):gmatch("([^,]*),") do
+    item = item:match("^%s*(.-)%s*$")
+    if item ~= "" then list[#list + 1] = item end
+  end
+  return list
+end
+
 -- The "{agent.KEY}" and "{agent}" an option value (a string or a table of them) names.
 local function each_reference(value, fn, seen)
   if type(value) == "string" then
-    for key in value:gmatch("{agent%.([%w_]+)}") do fn(key) end
+    for key in value:gmatch(REFERENCE) do fn(key) end
     if value:find("{agent}", 1, true) then fn("name") end
   elseif type(value) == "table" then
     seen = seen or {}
@@ -79,9 +93,12 @@ end
 function M.resolve(value, attrs)
   if type(value) == "string" then
     local missing
-    local out = value:gsub("{agent%.([%w_]+)}", function(key)
+    local out = value:gsub(REFERENCE, function(key, index)
       if attrs[key] == nil then missing = missing or key; return nil end
-      return tostring(attrs[key])
+      if index == "" then return tostring(attrs[key]) end
+      local list = M.values(attrs[key])
+      if #list == 0 then missing = missing or key; return nil end
+      return list[(tonumber(index) - 1) % #list + 1]
     end)
     out = out:gsub("{agent}", function() return tostring(attrs.name) end)
     if missing then
@@ -134,7 +151,8 @@ local function with_origin(url, new_origin)
 end
 
 -- describe(kind, target, extra) -> a plain description of the target, or nil, why not.
--- extra: per_agent (images), endpoint (Swift/S3: a URL or a list spread over the agents).
+-- extra: per_agent (images), endpoint (Swift/S3: a URL or a list spread over the agents),
+-- peer (socket: a netserver's HOST[:PORT] or a list spread over the agents).
 function M.describe(kind, target, extra)
   extra = extra or {}
   if kind == "pool" then return { kind = "pool", pool = target:name() } end
@@ -151,7 +169,8 @@ function M.describe(kind, target, extra)
     if extra.endpoint ~= nil then description.endpoints = extra.endpoint end
     return description
   end
-  if kind == "disk" or kind == "socket" or kind == "null" then return { kind = kind } end
+  if kind == "socket" then return { kind = kind, endpoints = extra.peer } end
+  if kind == "disk" or kind == "null" then return { kind = kind } end
   return nil, "its target cannot be sent to agents"
 end
 
@@ -181,6 +200,14 @@ function M.connect_options(description, endpoint)
     end
   end
   return options
+end
+
+-- "host", "host:port" or "[v6 address]:port" -> host, port (nil when not given)
+function M.parse_peer(peer)
+  local host, port = peer:match("^%[(.+)%]:(%d+)$")
+  if not host then host, port = peer:match("^([^:]+):(%d+)$") end
+  if not host then host = peer:match("^%[(.+)%]$") or peer end
+  return host, tonumber(port)
 end
 
 -- The directory of a path ("." for a bare name).
@@ -230,6 +257,11 @@ function M.open(cluster, description, options, cache)
     end
     return require "cephmark.disk"
   elseif kind == "socket" then
+    if description.use_endpoint then
+      -- this agent's peer of the phase's list (peer =): its host and port replace the options'
+      local peer_host, peer_port = M.parse_peer(description.use_endpoint)
+      options.host, options.port = peer_host, peer_port or options.port
+    end
     local host, port = options.host, tonumber(options.port) or 5301
     if type(host) ~= "string" or host == "" then return nil, "a socket phase needs host =" end
     -- (an address only: a host name is left to the bench's own connect, which says why)

@@ -870,7 +870,9 @@ local function describe_options(options)
   end
   local rest = {}
   for key in pairs(options) do
-    if not shown[key] and not phase_own_options[key] and type(key) == "string" then rest[#rest + 1] = key end
+    if not shown[key] and not phase_own_options[key] and key ~= "coordinator" and type(key) == "string" then
+      rest[#rest + 1] = key
+    end
   end
   table.sort(rest)
   for _, key in ipairs(rest) do show_option(key, options[key]) end
@@ -1279,7 +1281,7 @@ local target_kinds = {
   socket = { arg = "socket", noun = "a socket phase", keys = { "mode", "direction" },
     names = { send = { mode = "stream", direction = "send" }, recv = { mode = "stream", direction = "recv" },
       rr = { mode = "rr" } },
-    choices = "send, recv or rr", say = 'mode = "rr" or direction = "recv"' },
+    choices = "send, recv or rr", say = 'mode = "rr" or direction = "recv"', agent_options = { "peer" } },
   null = { noun = "a null phase" },
   other = { noun = "a phase on this target" },
 }
@@ -1374,14 +1376,21 @@ function Run:phase(name, target, options)
     fail_at(site, string.format("s:phase('%s'): options must be a table, got %s", name, params.show(options)))
   end
   options = options or {}
+  if options.coordinator ~= nil and (type(target) ~= "function" or type(options.coordinator) ~= "boolean") then
+    fail_at(site, string.format("s:phase('%s'): coordinator = true is for a custom function phase that computes "
+      .. "from earlier phases' results (it runs in this process, also with --agents), got %s on %s", name,
+      params.show(options.coordinator), type(target) == "function" and "a function phase" or "a phase with a target"))
+  end
   if type(target) == "function" then
-    if self.context.agents then
+    if self.context.agents and not options.coordinator then
       fail_at(site, string.format("s:phase('%s'): a custom function phase cannot run on agents (--agents): its "
         .. "function lives in this process; give the phase a target the agents open (a pool, an rbd image, a Swift "
-        .. "or S3 connection, the disk, socket or null module), or run without --agents", name))
+        .. "or S3 connection, the disk, socket or null module), or run without --agents (coordinator = true runs a "
+        .. "function that only computes from earlier results here)", name))
     end
     -- the function gets what is meant for a bench: variant, label, report stay here
     local bench_options = bench_part(options)
+    bench_options.coordinator = nil
     return self:run_phase(name, options.op or name, nil, options, function(on_second, record)
       return target({ name = name, index = record.index, label = record.label, variant = record.variant,
         on_second = on_second, options = bench_options })
@@ -1594,13 +1603,20 @@ function Run:active_agents()
   return list
 end
 
--- s:agent_names() -> the agents this run's phases run on (`--agents`), in the run's order;
--- nil without --agents: what a scenario needs to refuse what agents cannot do, or to name
--- what each agent made (agent_targets.own_container).
-function Run:agent_names()
+-- s:agents() -> with --agents, the agents still in the run, in the run's order, each
+-- {name =, host =, attrs = {KEY = value}} from its registration (attrs without name and
+-- host); nil without --agents. A scenario plans per-host work with it (baseline.lua).
+function Run:agents()
   if not self.context.agents then return nil end
   if not self.coordinator then self:start_agents() end
-  return self:active_agents()
+  local list = {}
+  for _, agent in ipairs(self:active_agents()) do
+    local registration = self.coordinator.registry[agent] or {}
+    local attrs = {}
+    for key, value in pairs(type(registration.attrs) == "table" and registration.attrs or {}) do attrs[key] = value end
+    list[#list + 1] = { name = agent, host = registration.host, attrs = attrs }
+  end
+  return list
 end
 
 -- Each agent's attributes, from its registration ("{agent.KEY}" resolved as it will be
@@ -1632,9 +1648,23 @@ function Run:agent_phase(name, kind, target, bench, options, site)
       end
     end
   end
+  if options.peer ~= nil then
+    if kind.name ~= "socket" then refuse("peer is for socket phases (each agent's netserver)") end
+    local list = type(options.peer) == "table" and options.peer or { options.peer }
+    if #list == 0 then refuse("peer = {} names no netserver") end
+    for _, peer in ipairs(list) do
+      if type(peer) ~= "string" or peer == "" or peer:find("%s") then
+        refuse(string.format("peer must be a netserver's HOST or HOST:PORT (or \"{agent.KEY}\"), got %s",
+          params.show(peer)))
+      end
+    end
+  end
   if not self.context.agents then
     if options.endpoint ~= nil then
       refuse("endpoint is for runs with --agents (each agent's gateway); without, the phase uses its connection's")
+    end
+    if options.peer ~= nil then
+      refuse("peer is for runs with --agents (each agent's netserver); without, give host = and port =")
     end
     return nil
   end
@@ -1644,10 +1674,10 @@ function Run:agent_phase(name, kind, target, bench, options, site)
       .. "Swift or S3 connection, the disk, socket or null module; run it without --agents", kind.noun))
   end
   local description, why = agent_targets.describe(kind.name, target,
-    { per_agent = options.per_agent, endpoint = options.endpoint })
+    { per_agent = options.per_agent, endpoint = options.endpoint, peer = plain(options.peer) })
   if not description then refuse(string.format("%s cannot be sent to the agents: %s", kind.noun, why)) end
   local agents = self:active_agents()
-  local needed = agent_targets.needed(bench, description, options.endpoint)
+  local needed = agent_targets.needed(bench, description, options.endpoint, options.peer)
   for _, agent in ipairs(agents) do
     local attrs = self:agent_attributes(agent)
     for _, key in ipairs(needed) do
@@ -1741,8 +1771,57 @@ function Run:remove_agent_images()
   self.agent_images = nil
 end
 
--- The per-kind results (by_op) of the agents, their counts summed and their rates over the
--- phase's elapsed time (latency stays per agent).
+-- The merged result's breakdown by gateway endpoint: agents, ops, IOPS, MiB/s and the p99
+-- of the merged histograms of that endpoint's agents.
+function Run:by_endpoint(result, phase)
+  local groups = {}
+  for agent, r in pairs(result.agents) do
+    if r.endpoint then
+      local group = groups[r.endpoint] or { agents = {}, ops = 0, bytes = 0, elapsed = 0, hists = {} }
+      groups[r.endpoint] = group
+      group.agents[#group.agents + 1] = agent
+      group.ops = group.ops + (r.ops or 0)
+      group.bytes = group.bytes + (r.bytes or 0)
+      group.elapsed = math.max(group.elapsed, r.elapsed or 0)
+      local hist = self.coordinator.pool:read(require("cephmark.distributed").hist_object(self.coordinator.run, phase,
+        agent))
+      if hist then group.hists[#group.hists + 1] = hist end
+    end
+  end
+  if not next(groups) then return nil end
+  local out = {}
+  for endpoint, group in pairs(groups) do
+    table.sort(group.agents)
+    local elapsed = group.elapsed > 0 and group.elapsed or 1
+    local lat = #group.hists > 0 and require("cephmark.control").merge_histograms(group.hists) or {}
+    out[endpoint] = { agents = group.agents, ops = group.ops, iops = group.ops / elapsed,
+      bandwidth_mib = group.bytes / elapsed / 1048576, p99 = lat.p99 }
+  end
+  return out
+end
+
+-- What a disk or socket phase's result says beyond the engine's counts (the file and dd's
+-- figures; the peer, its receiver's bits per second and the retransmits), from each agent's
+-- own result object, into that agent's entry under result.agents.
+local detail_fields = {
+  disk = { "path", "io_type", "pattern", "block_size", "direct", "dd", "prepared_bytes", "fallback", "engine" },
+  socket = { "peer", "mode", "direction", "streams", "bits_per_second", "receiver_bits_per_second", "retransmits",
+    "server" },
+}
+function Run:agent_details(result, phase, kind)
+  local fields = detail_fields[kind]
+  if not fields then return end
+  local distributed = require "cephmark.distributed"
+  for agent, r in pairs(result.agents) do
+    local text = self.coordinator.pool:read(distributed.result_object(self.coordinator.run, phase, agent))
+    local full = text and distributed.decode(text)
+    for _, field in ipairs(full and fields or {}) do
+      if r[field] == nil then r[field] = full[field] end
+    end
+  end
+end
+
+-- The per-kind results (by_op) of the agents, their counts summed (latency stays per agent).
 local function sum_by_op(result)
   local out
   for _, r in pairs(result.agents) do
@@ -1799,6 +1878,10 @@ function Run:distributed_bench(description, op, bench)
   local phase = self.coordinator.phases
   result.agent_phase = phase
   self:say_agents(result)
+  if description.kind == "swift" or description.kind == "s3" or description.kind == "socket" then
+    result.by_endpoint = self:by_endpoint(result, phase)
+  end
+  self:agent_details(result, phase, description.kind)
   result.by_op = result.by_op or sum_by_op(result)
   for _, r in pairs(result.agents) do r.by_op = nil end
   if description.kind == "pool" and op == "write" and not self:pool_entry_by_name(description.pool) then

@@ -133,6 +133,13 @@ s3_phase='s:phase("put", require("cephmark.s3").connect{endpoint="http://127.0.0
 printf '%s{name="ph", run=function(s) %s{bucket="b", objects=1, endpoint="http://10.0.0.5:8080"}) end}\n' "$scenario" "$s3_phase" >"$W/ag1.lua"
 printf '%s{name="ph", run=function(s) %s{bucket="b", objects=1, endpoint="rgw1"}) end}\n' "$scenario" "$s3_phase" >"$W/ag2.lua"
 printf '%s{name="ph", run=function(s) %s{bucket="b", objects=1, endpoint={}}) end}\n' "$scenario" "$s3_phase" >"$W/ag3.lua"
+# where each agent connects (peer =) is for socket phases with --agents; coordinator = true
+# is for a custom function phase
+socket_phase='s:phase("rr", require("cephmark.socket"), '
+printf '%s{name="ph", run=function(s) %s{peer="10.0.0.11", ops=1}) end}\n' "$scenario" "$socket_phase" >"$W/ag4.lua"
+printf '%s{name="ph", run=function(s) %s{peer={"10.0.0.11", 7}, ops=1}) end}\n' "$scenario" "$socket_phase" >"$W/ag5.lua"
+printf '%s{name="ph", run=function(s) %s{ops=1, coordinator=true}) end}\n' "$scenario" "$null_phase" >"$W/ag7.lua"
+printf '%s{name="ph", run=function(s) s:phase("sum", function() return 1 end, {coordinator="yes"}) end}\n' "$scenario" >"$W/ag8.lua"
 # arrivals and think each belong to one kind of loop
 printf '%s{name="ph", run=function(s) %s{seconds=1, arrivals="poisson"}) end}\n' "$scenario" "$null_phase" >"$W/ph7.lua"
 printf '%s{name="ph", run=function(s) %s{seconds=1, rate=100, think="10ms"}) end}\n' "$scenario" "$null_phase" >"$W/ph8.lua"

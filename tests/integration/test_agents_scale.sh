@@ -1,9 +1,15 @@
 #!/bin/bash
 # 24 agents across 4 network namespaces (6 agents each, one veth per namespace to a bridge
-# whose address the test's own cluster binds), and a coordinator in the root namespace.
-# Run 1: short rados write, seq and rand phases, a workers phase and a cleanup on all 24; every
-# agent's result is there, the aggregate op count equals the sum of the agents' exactly
-# (and the merged histogram's count), and the start skew is recorded (on the agents'
+# whose address the test's own cluster binds, radosgw included), and a coordinator in the
+# root namespace. Run 1: a phase of every kind the local cluster serves, on all 24: short
+# rados write, seq and rand phases, a workers phase and a cleanup; rbd writes and reads on
+# each agent's own image (made and removed by the coordinator); S3 put, get and delete in
+# each agent's own bucket and a Swift put and delete, through the radosgw on the bridge;
+# disk writes and reads on each agent's own file ({agent.disk}, a folder of the test's);
+# round trips to two netservers on the bridge address (peer = both, spread over the agents);
+# the null target. Every agent's result is there, each aggregate op count equals the sum of
+# the agents' exactly (and the merged histogram's count, and what the bounds ask for), no
+# image, bucket, container or file is left, and the start skew is recorded (on the agents'
 # clocks and, all agents sharing this machine's monotonic clock, on that one). Run 2: one
 # agent is killed (SIGKILL, by pid) in the middle of a write phase; the phase is marked
 # incomplete with that agent and the reason, the other 23 are merged, and the run ends in
@@ -20,7 +26,9 @@ namespaces=4
 per_namespace=6
 agents=()
 declare -A agent_pid agent_ns
+netservers=()
 cleanup() {
+  for pid in "${netservers[@]}"; do kill "$pid" 2>/dev/null; done
   for a in "${agents[@]}"; do
     [ -n "${agent_pid[$a]:-}" ] && kill -KILL "${agent_pid[$a]}" 2>/dev/null
   done
@@ -37,10 +45,25 @@ trap 'exit 130' INT TERM HUP
 
 netns_bridge "$bridge" "$net.1" ||
   { echo "FAIL: cannot create bridge $bridge (needs root and iproute2)"; exit 1; }
-"$CEPHMARK" cluster up --dir "$work/cluster" --addr "$net.1" --memstore-size 512M --quiet ||
+"$CEPHMARK" cluster up --dir "$work/cluster" --addr "$net.1" --memstore-size 512M --rgw --quiet ||
   { echo "FAIL: cluster up on $net.1"; exit 1; }
 conf=$work/cluster/ceph.conf
-export CEPH_CONF=$conf
+export CEPH_CONF=$conf CEPHMARK_CREDENTIALS=$work/cluster/credentials.conf
+# radosgw listens on the bridge's address too, so the agents in the namespaces reach it
+grep -q "^endpoint = http://$net.1:" "$CEPHMARK_CREDENTIALS" ||
+  { echo "FAIL: radosgw is not on $net.1: $(grep endpoint "$CEPHMARK_CREDENTIALS")"; exit 1; }
+
+# two netservers on the bridge's address, with a token
+printf 'print(require("cephmark.sys").free_port())\n' >"$work/port.lua"
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+peers=()
+for k in 1 2; do
+  port=$("$CEPHMARK" run "$work/port.lua")
+  "$CEPHMARK" netserver --bind "$net.1" --port "$port" --token-file "$work/token" --quiet >"$work/netserver$k.log" 2>&1 &
+  netservers+=($!)
+  peers+=("$net.1:$port")
+  wait_until 10 0.1 grep -q listening "$work/netserver$k.log" || { echo "FAIL: netserver $k did not start"; exit 1; }
+done
 
 for k in $(seq 1 $namespaces); do
   ns=cms$tag$k
@@ -50,7 +73,8 @@ for k in $(seq 1 $namespaces); do
     a=n${k}a$j
     agents+=("$a")
     agent_ns[$a]=$ns
-    ip netns exec "$ns" "$CEPHMARK" agent -c "$conf" --name "$a" >"$work/$a.log" 2>&1 &
+    mkdir -p "$work/disks/$a"
+    ip netns exec "$ns" "$CEPHMARK" agent -c "$conf" --name "$a" --attr disk="$work/disks/$a" >"$work/$a.log" 2>&1 &
     agent_pid[$a]=$!
   done
 done
@@ -58,12 +82,14 @@ total=${#agents[@]}
 registered() { [ "$(rados -p cephmark-control listomapkeys agents 2>/dev/null | wc -l)" = "$total" ]; }
 poll 60 registered || { tail -3 "$work/n1a1.log"; finish; exit 1; }
 
-cat >"$work/scale.lua" <<'LUA'
+cat >"$work/scale.lua" <<LUA
 local cm = require "cephmark"
+local rbd, rgw = require "cephmark.rbd", require "cephmark.rgw"
+local disk, socket, null = require "cephmark.disk", require "cephmark.socket", require "cephmark.null"
 return cm.scenario {
   name = "agents-scale",
   params = { seconds = cm.duration("1s", "length of the rados phases") },
-  pools = { bench = { type = "replicated", size = 2 } },
+  pools = { bench = { type = "replicated", size = 2, application = "rbd" } },
   run = function(s, p)
     local pool = s:pool("bench")
     s:phase("write", pool, { seconds = p.seconds, threads = 2, block_size = "4K" })
@@ -75,6 +101,24 @@ return cm.scenario {
       for i = 1, 3 do assert(pool:write_full(string.format("w.%s.%d.%d", w.agent, w.id, i), data)) end
     end }
     s:phase("cleanup", pool)
+    assert(rbd.create(pool, "vol", { size = "4M" }))
+    local image = assert(rbd.open(pool, "vol"))
+    local guard <close> = setmetatable({}, { __close = function() image:close(); rbd.remove(pool, "vol") end })
+    s:phase("rbd-write", image, { io_type = "write", io_size = "64K", ops = 8, threads = 2 })
+    s:phase("rbd-read", image, { io_type = "read", pattern = "rand", io_size = "4K", ops = 16, threads = 2 })
+    local s3 <close> = rgw.s3_connect {}
+    s:phase("s3-put", s3, { op = "put", bucket = "sb", objects = 4, size = "4K", threads = 2 })
+    s:phase("s3-get", s3, { op = "get", bucket = "sb", ops = 6, threads = 2 })
+    s:phase("s3-delete", s3, { op = "delete", bucket = "sb", threads = 2 })
+    local swift <close> = rgw.swift_connect {}
+    s:phase("swift-put", swift, { op = "put", container = "wc", objects = 3, size = "4K", threads = 1 })
+    s:phase("swift-delete", swift, { op = "delete", container = "wc", threads = 1 })
+    s:phase("disk-write", disk, { io_type = "write", path = "{agent.disk}/f.dat", bytes = "256K", block_size = "64K",
+      direct = false, remove = true })
+    s:phase("disk-read", disk, { io_type = "read", path = "{agent.disk}/f.dat", bytes = "256K", block_size = "64K",
+      size = "256K", direct = false, remove = true })
+    s:phase("rr", socket, { peer = { "${peers[0]}", "${peers[1]}" }, ops = 20, token_file = "$work/token" })
+    s:phase("null", null, { ops = 50, threads = 2, delay = "1ms" })
   end,
 }
 LUA
@@ -87,8 +131,15 @@ check [ "$status" = 0 ] || fail "run 1 exited $status: $(tail -5 "$work/run1.err
 names=$(printf "'%s'," "${agents[@]}")
 results_names="want = sorted([${names%,}]); byname = {p['name']: p['result'] for p in d['phases']}"
 results_dump='print({n: (r.get("ops"), sorted(r.get("agents", {})), r.get("excluded")) for n, r in byname.items()})'
+expected="rbd-write=192 rbd-read=384 s3-put=96 s3-get=144 s3-delete=96 swift-put=72 swift-delete=72 disk-write=96 disk-read=96 rr=480 null=1200"
+exact=()
+for pair in $expected; do exact+=("byname['${pair%=*}']['ops'] == ${pair#*=}"); done
 check_results "$work/run1" \
-  "[p['name'] for p in d['phases']] == ['write', 'seq', 'rand', 'workers', 'cleanup']" \
+  "[p['name'] for p in d['phases']] == ['write', 'seq', 'rand', 'workers', 'cleanup', $(printf "'%s', " $expected | sed 's/=[0-9]*//g')]" \
+  "${exact[@]}" \
+  "sorted(byname['rr']['by_endpoint']) == sorted(['${peers[0]}', '${peers[1]}'])" \
+  "all(len(e['agents']) == 12 for e in byname['rr']['by_endpoint'].values())" \
+  "all(a['image'].endswith('/vol-' + n) for n, a in byname['rbd-read']['agents'].items())" \
   "all(sorted(r['agents']) == want for r in byname.values())" \
   "all(not r['excluded'] and not r.get('incomplete') for r in byname.values())" \
   "all(r['agent_count'] == 24 for r in byname.values())" \
@@ -103,6 +154,15 @@ for k in $(seq 1 $namespaces); do
   check grep -q "phase 4: workers (2 each)" "$work/n${k}a$per_namespace.log" ||
     fail "agent n${k}a$per_namespace (namespace $k) did not run the workers phase"
 done
+# what the run made is gone: the agents' images, buckets and containers, their disk files
+check [ "$(grep -c "agents: removed image" "$work/run1.out")" = "$total" ] || fail "the agents' images: $(grep -c "agents: removed image" "$work/run1.out") removed"
+cat >"$work/buckets.lua" <<'LUA'
+local rgw = require "cephmark.rgw"
+print(#assert(rgw.s3_connect({}):list_buckets()))
+LUA
+check [ "$("$CEPHMARK" run "$work/buckets.lua")" = 0 ] || fail "buckets or containers left"
+left=$(find "$work/disks" -type f)
+check [ -z "$left" ] || fail "disk files left: $left"
 echo "run 1: $(( $(date +%s) - started )) s; $(grep 'start skew' "$work/run1.out" | head -5 | tr -s ' ' | tr '\n' ';')"
 
 # --- run 2: one agent killed in the middle of a write phase --------------------------------

@@ -154,7 +154,7 @@ check [ "$(rbd ls "$op_pool" | tr '\n' ' ')" = "opimg-a1 " ] || fail "images aft
 # --- refused before the phase starts and before any agent does anything -----------------------
 before=$(agent_phases)
 run_cli 2 run "$work/kinds.lua" -p case=function --agents a1,a2 --control-pool "$control" -o "$work/f"
-expect_stderr_line "cephmark: $work/kinds.lua:$(line function): s:phase('custom'): a custom function phase cannot run on agents (--agents): its function lives in this process; give the phase a target the agents open (a pool, an rbd image, a Swift or S3 connection, the disk, socket or null module), or run without --agents"
+expect_stderr_line "cephmark: $work/kinds.lua:$(line function): s:phase('custom'): a custom function phase cannot run on agents (--agents): its function lives in this process; give the phase a target the agents open (a pool, an rbd image, a Swift or S3 connection, the disk, socket or null module), or run without --agents (coordinator = true runs a function that only computes from earlier results here)"
 run_cli 2 run "$work/kinds.lua" -p case=table --agents a1,a2 --control-pool "$control" -o "$work/t"
 expect_stderr_line "cephmark: $work/kinds.lua:$(line table): s:phase('custom'): a phase on this target cannot run on agents (--agents): the agents can open only a pool, an rbd image, a Swift or S3 connection, the disk, socket or null module; run it without --agents"
 run_cli 2 run "$work/kinds.lua" -p case=noattr --agents a1,a2 --control-pool "$control" -o "$work/n"

@@ -73,4 +73,34 @@ t.eq(refused, nil, "socket refused")
 t.match(refused_why, "cannot connect to 127.0.0.1:" .. port, "socket refused: why")
 t.eq(select(2, targets.open(nil, { kind = "socket" }, {}, cache)), "a socket phase needs host =", "socket host")
 t.match(select(2, targets.open(nil, { kind = "other" }, {}, cache)), "unknown target kind", "unknown kind")
+-- a socket phase's peer list (peer =): the agent's peer replaces host and port
+local options = { host = "10.9.9.9", port = 1 }
+local peer_refused, peer_why = targets.open(nil, { kind = "socket", use_endpoint = "127.0.0.1:" .. port }, options,
+  cache)
+t.eq(peer_refused, nil, "socket to the agent's peer")
+t.match(peer_why, "cannot connect to 127.0.0.1:" .. port, "the peer's host and port are used")
+t.eq(options.host, "127.0.0.1", "host from the peer")
+t.eq(options.port, port, "port from the peer")
+local kept = { host = "x", port = 7 }
+targets.open(nil, { kind = "socket", use_endpoint = "127.0.0.1" }, kept, cache)
+t.eq(kept.port, 7, "a peer without a port keeps the phase's port")
+t.eq(targets.describe("socket", nil, { peer = { "a:1", "b:2" } }).endpoints[2], "b:2", "socket description: peers")
+t.eq(targets.describe("socket", nil, {}).endpoints, nil, "socket description without peers")
+
+-- peers as HOST[:PORT], IPv6 in brackets
+t.eq(select(2, targets.parse_peer("10.0.0.1:5301")), 5301, "peer port")
+t.eq(targets.parse_peer("10.0.0.1"), "10.0.0.1", "peer without port")
+t.eq(select(2, targets.parse_peer("10.0.0.1")), nil, "no port")
+t.eq(targets.parse_peer("[fe80::1]:9"), "fe80::1", "v6 host")
+t.eq(select(2, targets.parse_peer("[fe80::1]:9")), 9, "v6 port")
+
+-- "{agent.KEY#N}": the N-th of a comma-separated attribute, in turn when there are fewer
+t.eq(table.concat(targets.values(" /a, /b ,,/c "), "|"), "/a|/b|/c", "values: blanks and empties dropped")
+local disks = targets.attributes("c2", { host = "n", attrs = { disk = "/srv/a,/srv/b" } })
+t.eq(targets.resolve("{agent.disk#1}/f", disks), "/srv/a/f", "#1")
+t.eq(targets.resolve("{agent.disk#2}/f", disks), "/srv/b/f", "#2")
+t.eq(targets.resolve("{agent.disk#3}/f", disks), "/srv/a/f", "#3 takes the first again")
+t.eq(targets.resolve("{agent.disk}", disks), "/srv/a,/srv/b", "without # the whole value")
+t.eq(table.concat(targets.needed({ path = "{agent.disk#2}/f" }), ","), "disk", "needed: #N names its key")
+t.raises(function() targets.resolve("{agent.nvme#1}", disks) end, "no attribute 'nvme'", "missing with #N")
 t.done()

@@ -3,7 +3,8 @@
 -- operator line at the phase's line naming the -p or --params value it came from, errors of
 -- the script's own per-second code kept as script errors, phase names checked on the disk
 -- and socket targets, s:workers' option names, and a custom phase's phase.options holding
--- only what a bench takes (its variant, label and report stay with the scenario).
+-- only what a bench takes (its variant, label and report stay with the scenario); s:agents()
+-- and coordinator = true without --agents.
 local cm = require "cephmark"
 local disk = require "cephmark.disk"
 local null = require "cephmark.null"
@@ -204,6 +205,22 @@ _, message, _, document = run(function(s)
 end)
 t.ok(message and message:find("unknown option 'treads'", 1, true) ~= nil, "the second phase is refused")
 t.eq(document and #document.phases, 1, "only the first phase ran")
+
+-- without --agents: s:agents() is nil, and a custom phase with coordinator = true runs as
+-- any custom phase does, its function given no `coordinator` in phase.options
+local seen_agents, seen_options = false, nil
+_, message, _, document = run(function(s)
+  seen_agents = s:agents()
+  s:phase("sum", function(phase)
+    seen_options = phase.options
+    return { total = 3 }
+  end, { coordinator = true, extra = 1 })
+end)
+t.eq(message, nil, "coordinator = true runs without --agents")
+t.eq(seen_agents, nil, "s:agents() without --agents")
+t.eq(seen_options.coordinator, nil, "coordinator stays with the scenario")
+t.eq(seen_options.extra, 1, "the other options reach the function")
+t.eq(document.phases[1].value.total, 3, "its value recorded")
 
 sys.remove_tree(work)
 return t.done()
