@@ -11,6 +11,7 @@
 # placement comparisons, which agents cannot make, are refused with one line and exit 2.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
+. "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/agents.sh"
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/results.sh"
 work=$(mktemp -d)
 control=cephmark-gateway-test-$$
@@ -30,19 +31,10 @@ endpoint=$(awk '/^\[s3\]/ { s = 1 } s && $1 == "endpoint" { print $3; exit }' "$
 port=${endpoint##*:}
 [ -n "$endpoint" ] || { echo "FAIL: no S3 endpoint in $credentials (the cluster needs --rgw)"; exit 1; }
 
-start_agent() { # NAME ARGS...
-  local name=$1
-  shift
-  "$CEPHMARK" agent --control-pool "$control" --name "$name" "$@" >"$work/$name.log" 2>&1 &
-  pids+=($!)
-}
 start_agent g1 --attr rgw="http://127.0.0.1:$port"
 start_agent g2 --attr rgw="http://localhost:$port"
 start_agent g3 --attr rgw="http://127.0.0.1:$port"
-for a in g1 g2 g3; do
-  wait_until 20 0.1 grep -q "registered in pool" "$work/$a.log" ||
-    { echo "FAIL: agent $a did not register: $(cat "$work/$a.log")"; exit 1; }
-done
+wait_registered g1 g2 g3
 
 # the scenarios' containers and buckets (theirs by name, with or without an agent's suffix)
 cat >"$work/left.lua" <<'LUA'

@@ -12,6 +12,7 @@
 # table target, an attribute an agent lacks, two agents of one host on one disk path.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
+. "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/agents.sh"
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/results.sh"
 work=$(mktemp -d)
 control=cephmark-targets-test-$$
@@ -44,19 +45,10 @@ sum_before=$(op_sum)
 "$CEPHMARK" netserver --port "$net_port" >"$work/netserver.log" 2>&1 &
 pids+=($!)
 mkdir -p "$work/a1" "$work/a2"
-start_agent() { # NAME ARGS...
-  local name=$1
-  shift
-  "$CEPHMARK" agent --control-pool "$control" --name "$name" "$@" >"$work/$name.log" 2>&1 &
-  pids+=($!)
-}
 start_agent a1 --attr disk="$work/a1" --attr rgw="http://127.0.0.1:$port"
 start_agent a2 --attr disk="$work/a2" --attr rgw="http://localhost:$port"
 start_agent a3
-for a in a1 a2 a3; do
-  wait_until 20 0.1 grep -q "registered in pool" "$work/$a.log" ||
-    { echo "FAIL: agent $a did not register: $(cat "$work/$a.log")"; exit 1; }
-done
+wait_registered a1 a2 a3
 wait_until 10 0.1 grep -q "listening" "$work/netserver.log" || { echo "FAIL: netserver did not start"; exit 1; }
 
 cat >"$work/kinds.lua" <<LUA
