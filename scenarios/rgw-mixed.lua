@@ -17,25 +17,14 @@
 --
 -- The phases are phases on the connection, so the mix also runs on many client hosts with
 -- `--agents N` (docs/distributed.md): each agent prefills and mixes in buckets of its own,
--- `objects` per agent, the counts summed. Placements cannot: each agent makes its buckets in
--- the default placement target, so `placements` with --agents is refused.
+-- `objects` per agent, the counts summed. Placements too: the buckets of every agent are
+-- made here, each in its variant's placement target, before the agents fill them.
 
 local cm = require "cephmark"
 local rgw = require "cephmark.rgw"
 local sys = require "cephmark.sys"
 
 local KINDS = { "get", "put", "list", "head", "delete" }
-
--- The buckets a phase on `names` used: those names, or with --agents each agent's own.
-local function agent_buckets(names, agents)
-  if not agents then return names end
-  local own = require("cephmark.agent_targets").own_container
-  local out = {}
-  for _, agent in ipairs(agents) do
-    for _, name in ipairs(names) do out[#out + 1] = own(name, agent.name) end
-  end
-  return out
-end
 
 -- The default zonegroup's name as S3's LocationConstraint wants it ("<api name>:<placement>").
 local function zonegroup_name()
@@ -70,27 +59,22 @@ return cm.scenario {
     if #p.placements > 0 and p.api ~= "s3" then
       sys.fail("placements are S3 placement targets: use -p api=s3", sys.EXIT_USAGE)
     end
-    local agents = s:agents()
-    if #p.placements > 0 and agents then
-      -- each agent makes its own buckets, in the default placement target: the comparison
-      -- would compare nothing
-      sys.fail("placements cannot run with --agents: each agent makes buckets of its own, in the default "
-        .. "placement target; compare placement targets without --agents", sys.EXIT_USAGE)
-    end
     local conn <close>, where = (p.api == "s3" and rgw.s3_connect or rgw.swift_connect) {}
     s:say(p.api .. ": " .. (where.endpoint or where.auth_url) .. " (" .. where.source .. ")")
     local variants = #p.placements > 0 and p.placements or { "default" }
     local location = #p.placements > 0 and zonegroup_name() or nil
     -- every bucket made here goes however the run ends, with the objects still in it (the
     -- mix deletes and makes objects again, so the buckets are emptied by listing them).
-    -- With --agents each agent works in buckets of its own (<name>-<agent>), which it makes
-    -- and removes the same way
+    -- With --agents each agent works in buckets of its own (<name>-<agent>): they are made
+    -- here too, so that each is in its variant's placement target (an agent would make a
+    -- missing one in the default target), and removed here the same way
     local made = {}
     local guard <close> = setmetatable({}, { __close = function() rgw.remove_containers(conn, made) end })
     for v, placement in ipairs(variants) do
       local names = {}
-      for i = 1, p.buckets do
-        local name = string.format("cephmark-mixed-%d-%d-%d", sys.getpid(), v, i - 1)
+      for i = 1, p.buckets do names[i] = string.format("cephmark-mixed-%d-%d-%d", sys.getpid(), v, i - 1) end
+      local used = rgw.containers_of(s, names)
+      for _, name in ipairs(used) do
         local ok, err
         if p.api == "s3" then
           ok, err = conn:create_bucket(name, location and { location = location .. ":" .. placement } or nil)
@@ -98,7 +82,6 @@ return cm.scenario {
           ok, err = conn:create_container(name)
         end
         if not ok then sys.fail("cannot create " .. name .. ": " .. err) end
-        names[#names + 1] = name
         made[#made + 1] = name
       end
       local variant = { placement = placement }
@@ -112,7 +95,7 @@ return cm.scenario {
         page_size = p.page_size, variant = variant })
       -- the index shard count of the buckets the mix ran on (each agent's own with --agents)
       local record = s:phase_records()[#s:phase_records()]
-      local shards, err = rgw.index_shards(agent_buckets(names, agents))
+      local shards, err = rgw.index_shards(used)
       if shards then
         local low, high
         for _, n in pairs(shards) do

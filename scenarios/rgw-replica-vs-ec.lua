@@ -16,8 +16,8 @@
 --   cephmark run scenarios/rgw-replica-vs-ec.lua -p mode=remove   # targets and pools go
 -- The data pools are kept between runs (the placement targets point at them); mode=remove
 -- deletes both. Needs the admin keyring (radosgw-admin) and S3 credentials (docs/rgw.md).
--- Not with --agents: each agent would make buckets of its own in the default placement
--- target, so the run refuses it (mode=prepare and mode=remove run no phase and are fine).
+-- With --agents N (docs/distributed.md) each agent puts and gets in buckets of its own, one
+-- per target, which the run makes in that target's placement before the phases and removes.
 
 local cm = require "cephmark"
 local params = require "cephmark.params"
@@ -124,12 +124,6 @@ return cm.scenario {
   },
   run = function(s, p)
     if p.mode == "remove" then return remove_all(s) end
-    if p.mode == "run" and s:agents() then
-      -- each agent would make buckets of its own, in the default placement target: neither
-      -- data pool would be measured
-      sys.fail("rgw-replica-vs-ec cannot run with --agents: each agent makes buckets of its own, in the default "
-        .. "placement target, not in the two targets compared; run it without --agents", sys.EXIT_USAGE)
-    end
     ensure_pools(s, p)
     local api_name = ensure_placement(s)
     if p.mode == "prepare" then
@@ -142,17 +136,21 @@ return cm.scenario {
     -- the buckets go however the run ends, with any object a put left in them (a delete
     -- phase that did not run: an error, Ctrl-C)
     local guard <close> = setmetatable({}, { __close = function() rgw.remove_containers(conn, names) end })
+    -- the buckets of the phases (with --agents each agent's own) are made here, in their
+    -- target's placement
     for _, target in ipairs(TARGETS) do
       local name = string.format("cephmark-%s-%d", target.label, sys.getpid())
-      local ok, err, code = conn:create_bucket(name, { location = api_name .. ":" .. target.placement })
-      if not ok and code == 400 then
-        sys.fail(string.format("radosgw does not serve placement target %s yet (%s): it reads placement "
-          .. "targets when it starts; restart radosgw and run again (see the top of %s)", target.placement, err,
-          "scenarios/rgw-replica-vs-ec.lua"))
+      for _, used in ipairs(rgw.containers_of(s, { name })) do
+        local ok, err, code = conn:create_bucket(used, { location = api_name .. ":" .. target.placement })
+        if not ok and code == 400 then
+          sys.fail(string.format("radosgw does not serve placement target %s yet (%s): it reads placement "
+            .. "targets when it starts; restart radosgw and run again (see the top of %s)", target.placement,
+            err, "scenarios/rgw-replica-vs-ec.lua"))
+        end
+        if not ok then sys.fail(err) end
+        names[#names + 1] = used
       end
-      if not ok then sys.fail(err) end
       buckets[#buckets + 1] = { name = name }
-      names[#names + 1] = name
     end
     local size_label = params.format_size(p.object_size)
     for i, target in ipairs(TARGETS) do

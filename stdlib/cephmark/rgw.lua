@@ -8,7 +8,8 @@
 -- Keys and secrets are handed to the C modules and never printed or returned in results:
 -- `describe` says where credentials came from without showing them.
 -- Also radosgw-admin from Lua (bucket index shards), and removing the containers a run made
--- with whatever they still hold (remove_containers: scenarios' and agents' cleanup).
+-- with whatever they still hold (remove_containers: scenarios' and agents' cleanup), and the
+-- names of the containers phases work in, also on agents (containers_of).
 
 local sys = require "cephmark.sys"
 
@@ -218,6 +219,22 @@ function M.index_shards(names)
     shards[name] = stats.num_shards
   end
   return shards
+end
+
+-- containers_of(s, names) -> the containers (S3 buckets) that phases naming `names` work
+-- in: the names themselves, or with --agents each agent's own (agent_targets.own_container:
+-- "bench" -> "bench-a1"), agent by agent. A scenario makes them itself when they need a
+-- placement (a LocationConstraint or storage policy), since an agent makes a missing one of
+-- its own in the default placement; it lists them for index shards and removes them.
+function M.containers_of(s, names)
+  local agents = s:agents()
+  if not agents then return names end
+  local own = require("cephmark.agent_targets").own_container
+  local out = {}
+  for _, agent in ipairs(agents) do
+    for _, name in ipairs(names) do out[#out + 1] = own(name, agent.name) end
+  end
+  return out
 end
 
 -- remove_containers(conn, names) -> objects removed, first error | nil: removes the

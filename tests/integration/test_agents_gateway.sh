@@ -7,8 +7,8 @@
 # runs made is gone afterwards, also after a Ctrl-C in the middle of a put. A phase whose
 # agents use two endpoints of the gateway (127.0.0.1 and localhost) gets a per-endpoint
 # series whose seconds add up to that endpoint's ops and whose percentiles come from its
-# agents' histograms of each second, in results.json and endpoint_series.csv. The
-# placement comparisons, which agents cannot make, are refused with one line and exit 2.
+# agents' histograms of each second, in results.json and endpoint_series.csv. The placement
+# comparisons on agents are in test_s3_scenarios, which makes the placement targets.
 set -u
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/assert.sh"
 . "${CEPHMARK_SOURCE_DIR:-$(dirname "$0")/../..}/tests/lib/agents.sh"
@@ -143,10 +143,4 @@ check [ "$(awk -F, -v e="$e2" '$2 == "get" && $4 == e { n += $7 } END { print n 
   fail "endpoint_series.csv: the get's seconds at $e2 do not add up to 50 ops"
 check [ "$(left)" = "left: none" ] || fail "the endpoints phase left buckets: $(left)"
 
-# --- what agents cannot do: refused with why, exit 2 --------------------------------------------
-run_cli 2 run "$scenarios/rgw-replica-vs-ec.lua" --agents g1,g2 --control-pool "$control"
-expect_stderr_line "cephmark: rgw-replica-vs-ec cannot run with --agents: each agent makes buckets of its own, in the default placement target, not in the two targets compared; run it without --agents"
-run_cli 2 run "$scenarios/rgw-mixed.lua" -p placements=cephmark-replica,cephmark-ec --agents g1,g2 \
-  --control-pool "$control"
-expect_stderr_line "cephmark: placements cannot run with --agents: each agent makes buckets of its own, in the default placement target; compare placement targets without --agents"
 finish

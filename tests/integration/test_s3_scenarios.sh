@@ -3,11 +3,23 @@
 # radosgw started before the placement targets existed, it prepares them and stops with the
 # one-line restart message; after `cephmark cluster restart client.rgw.cephmark` (the
 # documented order) it writes each bucket's data into its own pool and compares them;
-# mode=remove cleans up. rgw-mixed compares the two placement targets under its mix.
+# rgw-mixed compares the two placement targets under its mix; both run on two agents too,
+# each agent's buckets made in each target (its objects land in that target's pool) and
+# every bucket gone afterwards; mode=remove cleans up.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/agents.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work" "$out_file" "$err_file"' EXIT
+control=cephmark-s3-scenarios-test-$$
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+  wait 2>/dev/null
+  ceph osd pool rm "$control" "$control" --yes-i-really-really-mean-it >/dev/null 2>&1
+  rm -rf "$work" "$out_file" "$err_file"
+}
+trap cleanup EXIT
 scenarios=$CEPHMARK_SOURCE_DIR/scenarios
 
 check() {
@@ -45,6 +57,25 @@ run_cli 0 run "$scenarios/rgw-mixed.lua" -p placements=cephmark-replica,cephmark
 expect_stdout "^\[3\] prefill placement=cephmark-ec"
 expect_stdout "^comparison by placement \(baseline cephmark-replica"
 expect_stdout "^mixed +cephmark-ec +[0-9.]+ \([-+][0-9.]+%\)"
+# ---- both on two agents: each agent's buckets in each placement target ----------------------
+start_agent p1
+start_agent p2
+wait_registered p1 p2
+buckets() { # the run's buckets left: cephmark-replica-*, cephmark-ec-*, cephmark-mixed-*
+  radosgw-admin -c "$CEPH_CONF" bucket list 2>/dev/null |
+    python3 -c 'import json, sys; print(" ".join(sorted(b for b in json.load(sys.stdin) if b.startswith(("cephmark-replica-", "cephmark-ec-", "cephmark-mixed-")))) or "none")'
+}
+run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p objects=10 -p object_size=16K -p seconds=1 \
+  -p threads=4 -p progress=false --agents p1,p2 --control-pool "$control" -o "$work/ec-agents"
+expect_stdout "^pool cephmark-rgw-replica-data holds [1-9][0-9]* RADOS objects \(20 16K gateway objects written\)"
+expect_stdout "^pool cephmark-rgw-ec-data holds [1-9][0-9]* RADOS objects \(20 16K gateway objects written\)"
+expect_stdout "^comparison by data_pool \(baseline replica"
+check '[ "$(buckets)" = none ]' "rgw-replica-vs-ec on agents removed its buckets"
+run_cli 0 run "$scenarios/rgw-mixed.lua" -p placements=cephmark-replica,cephmark-ec -p buckets=1 \
+  -p objects=10 -p seconds=1 -p threads=2 -p progress=false --agents p1,p2 --control-pool "$control" \
+  -o "$work/mixed-agents"
+expect_stdout "^comparison by placement \(baseline cephmark-replica"
+check '[ "$(buckets)" = none ]' "rgw-mixed on agents removed its buckets"
 run_cli 0 run "$scenarios/rgw-replica-vs-ec.lua" -p mode=remove -o "$work/ec5"
 expect_stdout "removed placement target cephmark-ec and pool cephmark-rgw-ec-data"
 
