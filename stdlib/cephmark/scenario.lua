@@ -1771,35 +1771,6 @@ function Run:remove_agent_images()
   self.agent_images = nil
 end
 
--- The merged result's breakdown by gateway endpoint: agents, ops, IOPS, MiB/s and the p99
--- of the merged histograms of that endpoint's agents.
-function Run:by_endpoint(result, phase)
-  local groups = {}
-  for agent, r in pairs(result.agents) do
-    if r.endpoint then
-      local group = groups[r.endpoint] or { agents = {}, ops = 0, bytes = 0, elapsed = 0, hists = {} }
-      groups[r.endpoint] = group
-      group.agents[#group.agents + 1] = agent
-      group.ops = group.ops + (r.ops or 0)
-      group.bytes = group.bytes + (r.bytes or 0)
-      group.elapsed = math.max(group.elapsed, r.elapsed or 0)
-      local hist = self.coordinator.pool:read(require("cephmark.distributed").hist_object(self.coordinator.run, phase,
-        agent))
-      if hist then group.hists[#group.hists + 1] = hist end
-    end
-  end
-  if not next(groups) then return nil end
-  local out = {}
-  for endpoint, group in pairs(groups) do
-    table.sort(group.agents)
-    local elapsed = group.elapsed > 0 and group.elapsed or 1
-    local lat = #group.hists > 0 and require("cephmark.control").merge_histograms(group.hists) or {}
-    out[endpoint] = { agents = group.agents, ops = group.ops, iops = group.ops / elapsed,
-      bandwidth_mib = group.bytes / elapsed / 1048576, p99 = lat.p99 }
-  end
-  return out
-end
-
 -- What a disk or socket phase's result says beyond the engine's counts (the file and dd's
 -- figures; the peer, its receiver's bits per second and the retransmits), from each agent's
 -- own result object, into that agent's entry under result.agents.
@@ -1878,9 +1849,6 @@ function Run:distributed_bench(description, op, bench)
   local phase = self.coordinator.phases
   result.agent_phase = phase
   self:say_agents(result)
-  if description.kind == "swift" or description.kind == "s3" or description.kind == "socket" then
-    result.by_endpoint = self:by_endpoint(result, phase)
-  end
   self:agent_details(result, phase, description.kind)
   result.by_op = result.by_op or sum_by_op(result)
   for _, r in pairs(result.agents) do r.by_op = nil end
