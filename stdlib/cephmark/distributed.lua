@@ -843,24 +843,30 @@ function Coordinator:run_phase(spec)
   local function round()
     for name in pairs(sys.monotonic() >= results_due and pending or {}) do
       local result, hist, shist = self:fetch(phase, name)
+      -- an agent is merged whole or not at all: a Ctrl-C that comes during its merge is
+      -- held until the merge ends (else the agent would be neither pending nor merged, and
+      -- the aggregate would hold part of its counts)
       if result then
-        pending[name] = nil
-        if result.error then
-          exclude(name, "failed: " .. tostring(result.error))
-        else
-          merger:add(result, hist, shist)
-          merged_count = merged_count + 1
-          result.series = nil -- folded into the merger: the one large part of a result
-          per_agent[name] = result
-        end
+        sys.with_cleanup(function() end, function(err) return err end, function()
+          pending[name] = nil
+          if result.error then
+            exclude(name, "failed: " .. tostring(result.error))
+          else
+            merger:add(result, hist, shist)
+            merged_count = merged_count + 1
+            result.series = nil -- folded into the merger: the one large part of a result
+            per_agent[name] = result
+          end
+        end)
       end
     end
     if not next(pending) then return end
     local now = sys.monotonic()
     if now - last_registry >= 1 then
       last_registry = now
-      local registry = M.registry(self.pool) or {}
-      for name in pairs(pending) do
+      -- a registry that could not be read says nothing of the agents: never "deregistered"
+      local registry = M.registry(self.pool)
+      for name in pairs(registry and pending or {}) do
         local entry = registry[name]
         if not entry or entry.age > M.HEARTBEAT_TIMEOUT then
           pending[name] = nil
