@@ -13,6 +13,11 @@
 #   go delivery max       the last agent's start after the coordinator sent the go notify,
 #                         on that same monotonic clock
 #   go round trip         the go notify's round trip, on the coordinator
+#   lead                  how far ahead of the go's send the start was scheduled
+#   late                  agents' starts more than 1 ms after the scheduled instant (of all
+#                         the agents' starts), and the latest one's lateness
+# The skews are those of the agents' actual starts (the engine's clock start), which the go
+# notify schedules; a binary without the scheduled start reports its agents' go receipts.
 # Needs root (ip netns). Environment: CEPHMARK, ROUNDS (3), PHASES (10), COUNTS ("2 8 24").
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -86,12 +91,13 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 
 python3 - "$BENCH_TMP" "$ROUNDS" $COUNTS <<'PY'
-import json, statistics, sys
+import json, math, statistics, sys
 folder, rounds, counts = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-print(f"{'agents':>6} {'phases':>6}  {'skew (agent clocks)':>20}  {'skew (monotonic)':>17}  {'go delivery max':>16}  {'go round trip':>14}")
-print(f"{'':>6} {'':>6}  {'median':>9} {'max':>10}  {'median':>8} {'max':>8}  {'median':>7} {'max':>8}  {'median':>6} {'max':>7}")
+print(f"{'agents':>6} {'phases':>6}  {'skew (agent clocks)':>20}  {'skew (monotonic)':>17}  {'go delivery max':>16}  {'go round trip':>14}  {'lead':>6}  {'late >1 ms':>17}")
+print(f"{'':>6} {'':>6}  {'median':>9} {'max':>10}  {'median':>8} {'max':>8}  {'median':>7} {'max':>8}  {'median':>6} {'max':>7}  {'median':>6}  {'starts':>9} {'max':>7}")
+nan = float("nan")
 for count in counts:
-    rows = []
+    rows, late, starts, late_max = [], 0, 0, 0.0
     for r in range(1, rounds + 1):
         doc = json.load(open(f"{folder}/r{r}-{count}/results.json"))
         for p in doc["phases"]:
@@ -99,12 +105,19 @@ for count in counts:
             if p["name"] != "write":
                 continue
             assert res["agent_count"] == int(count), (count, res["agent_count"], res.get("excluded"))
-            rows.append((res["start_skew"], res.get("start_skew_monotonic", float("nan")),
-                         res.get("go_delivery", {}).get("max", float("nan")), res["go_round_trip"]))
+            rows.append((res["start_skew"], res.get("start_skew_monotonic", nan),
+                         res.get("go_delivery", {}).get("max", nan), res["go_round_trip"], res.get("start_lead", nan)))
+            for a in res["agents"].values():
+                starts += 1
+                if a.get("start_late", 0) > 0.001:
+                    late += 1
+                late_max = max(late_max, a.get("start_late", 0))
     cols = list(zip(*rows))
     ms = lambda v: f"{v * 1000:.1f}"
     out = [f"{count:>6} {len(rows):>6}"]
     for c, (w1, w2) in zip(cols, ((9, 10), (8, 8), (7, 8), (6, 7))):
         out.append(f"{ms(statistics.median(c)):>{w1}} {ms(max(c)):>{w2}}")
+    out.append(f"{ms(statistics.median(cols[4])):>6}")
+    out.append(f"{late:>4}/{starts:<4} {ms(late_max):>7}")
     print("  ".join(out) + "   (ms)")
 PY

@@ -33,9 +33,9 @@ static const char *const arrival_choices[] = {"uniform", "poisson", NULL};
 #define ENGINE_FIELD(field) offsetof(struct engine_values, field)
 
 /* The engine writes threads and rate (open loop) into the result itself; the others are
- * bounds and hooks. rate, on_second and second_histograms are read by hand (a positive number,
- * a function, the per-second bridge's flag): they are
- * listed so that the check, the lists and the docs know them; their offset is unused. */
+ * bounds and hooks. rate, start_at, on_second and second_histograms are read by hand (a
+ * positive number, an instant, a function, the per-second bridge's flag): they are listed
+ * so that the check, the lists and the docs know them; their offset is unused. */
 const struct cm_option cm_engine_options[] = {
     {"arrivals", CM_OPTION_CHOICE, ENGINE_FIELD(arrivals), "uniform", 0, 0, arrival_choices, 0,
      "open loop (with rate): intended starts evenly 1/rate apart, or a Poisson process "
@@ -59,6 +59,10 @@ const struct cm_option cm_engine_options[] = {
      "an agent sends so that the coordinator merges each second exactly)"},
     {"seconds", CM_OPTION_DURATION, ENGINE_FIELD(seconds), NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
      "stop starting ops after this long (the target's default when no bound is given)"},
+    {"start_at", CM_OPTION_NUMBER, 0, NULL, 0, 0, NULL, CM_OPTION_NO_RESULT,
+     "start the clock and the first op at this instant of sys.monotonic() (seconds), once "
+     "the target is ready; at most 60 s ahead; an instant past starts at once (the result's "
+     "start_late says by how much)"},
     {"think", CM_OPTION_DURATION, ENGINE_FIELD(think), "0", 0, 0, NULL, 0,
      "closed loop: each slot waits this long after a completion before its next op (not in "
      "the latency; not with rate)"},
@@ -257,6 +261,32 @@ static double read_rate(lua_State *L, int table, const char *what)
     return rate;
 }
 
+/* How far ahead start_at may be: a wait longer than this is a mistake (a wall-clock time,
+ * or a value in milliseconds), not a schedule. */
+#define START_AT_AHEAD_MAX 60.0
+
+/* start_at: an instant on CLOCK_MONOTONIC, in seconds as sys.monotonic() gives them ->
+ * nanoseconds for the engine; 0 when absent. */
+static uint64_t read_start_at(lua_State *L, int table, const char *what)
+{
+    uint64_t at = 0;
+    if (lua_getfield(L, table, "start_at") != LUA_TNIL) {
+        double now = (double)cm_now_ns() / 1e9;
+        double value = lua_tonumber(L, -1);
+        if (lua_type(L, -1) != LUA_TNUMBER || !(value > 0) || !isfinite(value) ||
+            value > now + START_AT_AHEAD_MAX) {
+            char limit[96];
+            snprintf(limit, sizeof limit, "(now %.3f) at most %.0f s ahead", now,
+                     START_AT_AHEAD_MAX);
+            luaL_error(L, "%s: start_at must be an instant of sys.monotonic() %s, got %s", what,
+                       limit, luaL_tolstring(L, -1, NULL));
+        }
+        at = (uint64_t)(value * 1e9);
+    }
+    lua_pop(L, 1);
+    return at;
+}
+
 static bool given(lua_State *L, int table, const char *name)
 {
     bool present = lua_getfield(L, table, name) != LUA_TNIL;
@@ -317,6 +347,7 @@ void cm_bench_engine_config(lua_State *L, int index, const char *what,
     config->warmup = v.warmup;
     config->drain_timeout = v.drain_timeout;
     config->rate = read_rate(L, index, what);
+    config->start_at_ns = read_start_at(L, index, what);
     read_pacing(L, index, what, &v, config);
     /* seconds = 0 asked for nothing; without this it would run the default length */
     if (config->seconds == 0 && config->max_ops == 0 && config->max_bytes == 0) {

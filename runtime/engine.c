@@ -825,6 +825,10 @@ static void engine_start_clock(struct cm_engine *engine)
 {
     const struct cm_engine_config *config = engine->config;
     engine->start_ns = cm_now_ns();
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    engine->result->start_ns = engine->start_ns;
+    engine->result->start_realtime_s = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
     engine->warmup_end_ns = engine->start_ns + (uint64_t)(fmax(0, config->warmup) * 1e9);
     engine->stop_ns =
         config->seconds > 0 ? engine->start_ns + (uint64_t)(config->seconds * 1e9) : UINT64_MAX;
@@ -845,6 +849,29 @@ static void engine_start_clock(struct cm_engine *engine)
     engine->last_completion_ns = engine->start_ns;
     double drain_timeout = config->drain_timeout > 0 ? config->drain_timeout : 60;
     engine->drain_timeout_ns = (uint64_t)(drain_timeout * 1e9);
+}
+
+/* The wait for config->start_at_ns, once everything else of the run is ready, so that the
+ * start is the instant asked for and not the end of the target's setup. It sleeps in slices
+ * (a stop signal ends it within one, and the loop then stops at once); the option's check
+ * bounds how far ahead the instant is. */
+#define START_SLICE_NS (50 * 1000000ULL)
+
+static void wait_for_start(const struct cm_engine_config *config)
+{
+    if (!config->start_at_ns)
+        return;
+    for (;;) {
+        if (cm_interrupted() && !config->ignore_interrupt)
+            return;
+        uint64_t now = cm_now_ns();
+        if (now >= config->start_at_ns)
+            return;
+        uint64_t until = min_u64(config->start_at_ns, now + START_SLICE_NS);
+        struct timespec at = {.tv_sec = (time_t)(until / NS_PER_S),
+                              .tv_nsec = (long)(until % NS_PER_S)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+    }
 }
 
 /* A blocking run's watchdog thread (see watchdog_main). 0 or -errno. */
@@ -1011,6 +1038,8 @@ int cm_engine_run(const struct cm_engine_config *config, const struct cm_target_
     if (instrumented)
         CALLGRIND_START_INSTRUMENTATION;
 #endif
+    result->ready_ns = cm_now_ns();
+    wait_for_start(config);
     getrusage(RUSAGE_SELF, &usage_before);
     engine_start_clock(engine);
     if (engine->blocking && (rc = engine_start_watchdog(engine)) < 0)

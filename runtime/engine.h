@@ -190,6 +190,10 @@ struct cm_engine_config {
     /* Keep going after SIGINT: for the cleanup that runs after an interrupted phase (a
      * second SIGINT still exits at once). */
     bool ignore_interrupt;
+    /* When the run starts its clock and its first op (CLOCK_MONOTONIC ns), after its slots
+     * are set up: a multi-client run schedules every agent's start on one instant. 0, or an
+     * instant already past: at once. The wait ends early on a stop signal. */
+    uint64_t start_at_ns;
     /* Called once per elapsed second on the loop thread; returning false stops the run. */
     bool (*on_second)(void *arg, const struct cm_engine_second *second);
     void *on_second_arg;
@@ -282,6 +286,9 @@ struct cm_engine_result {
     struct cm_engine_steady steady;
     struct cm_engine_second *series;
     size_t series_len;
+    uint64_t ready_ns;       /* when the run was ready (slots set up), before start_at */
+    uint64_t start_ns;       /* when the clock started (CLOCK_MONOTONIC ns) */
+    double start_realtime_s; /* the same instant on CLOCK_REALTIME (seconds since the epoch) */
 };
 
 /* Runs the target to completion of the bounds. Returns 0, or -errno when the run could

@@ -558,6 +558,23 @@ static void push_by_op(lua_State *L, const struct cm_engine_result *r)
     lua_setfield(L, -2, "by_op");
 }
 
+/* A scheduled start (start_at): the instant asked for, when the run was ready for it (its
+ * target set up), the actual start on both clocks, and how late it came (the setup took
+ * longer than the lead, or the instant was past when the run was asked for; a wake-up is
+ * never early). */
+static void push_start(lua_State *L, const struct cm_engine_result *r,
+                       const struct cm_engine_config *config)
+{
+    if (!config->start_at_ns)
+        return;
+    FIELD_NUM("start_at", (double)config->start_at_ns / 1e9);
+    FIELD_NUM("start_ready", (double)r->ready_ns / 1e9);
+    FIELD_NUM("start_monotonic", (double)r->start_ns / 1e9);
+    FIELD_NUM("start_realtime", r->start_realtime_s);
+    uint64_t late = r->start_ns > config->start_at_ns ? r->start_ns - config->start_at_ns : 0;
+    FIELD_NUM("start_late", (double)late / 1e9);
+}
+
 void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
                                const struct cm_engine_config *config)
 {
@@ -592,6 +609,7 @@ void cm_engine_lua_push_result(lua_State *L, const struct cm_engine_result *r,
     FIELD_INT("bytes", r->bytes_all);
     lua_setfield(L, -2, "client_cpu");
     push_pacing(L, config);
+    push_start(L, r, config);
     if (r->first_error) {
         lua_pushstring(L, strerror(-r->first_error));
         lua_setfield(L, -2, "first_error");

@@ -144,9 +144,28 @@ double cm_rados_bound(double timeout)
     return cm_interrupted() && timeout > 3 ? 3 : timeout;
 }
 
-/* librados gives no descriptor to wait on: the wait polls the completion every 20 ms while
- * sleeping on the interrupt descriptor, which is plenty for the few calls a run makes
- * outside the engine. */
+/* The first pause of a bounded wait's polling, and its longest: the pauses double from
+ * 0.25 ms, so that a call that completes in a few ms is seen within about twice its time
+ * (a write phase's setup makes three of them before its first op, and a scheduled start
+ * waits for that setup), and a slow one costs a wake-up every 20 ms. */
+#define POLL_FIRST_NS   250000L
+#define POLL_LONGEST_NS 20000000L
+
+/* Sleeps `ns` (less than a second) or until the interrupt descriptor `fd` (when >= 0) is
+ * readable. */
+static void pause_ns(int fd, long ns)
+{
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = ns};
+    if (fd >= 0) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        ppoll(&pfd, 1, &pause, NULL);
+    } else {
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* librados gives no descriptor to wait on: the wait polls the completion, with pauses that
+ * grow from POLL_FIRST_NS to POLL_LONGEST_NS, sleeping on the interrupt descriptor. */
 static int wait_completion(rados_ioctx_t io, rados_completion_t completion, double timeout,
                            bool *completed)
 {
@@ -155,6 +174,7 @@ static int wait_completion(rados_ioctx_t io, rados_completion_t completion, doub
      * interrupt started (a held section), which must run to its end */
     bool interrupted_before = cm_interrupted();
     double deadline = now_seconds() + cm_rados_bound(timeout);
+    long pause = POLL_FIRST_NS;
     int rc;
     for (;;) {
         if (rados_aio_is_complete(completion)) {
@@ -170,13 +190,8 @@ static int wait_completion(rados_ioctx_t io, rados_completion_t completion, doub
             rc = -ETIMEDOUT;
             break;
         }
-        int fd = interrupted_before ? -1 : cm_interrupt_fd();
-        if (fd >= 0) {
-            struct pollfd pfd = {.fd = fd, .events = POLLIN};
-            poll(&pfd, 1, 20);
-        } else {
-            usleep(20000);
-        }
+        pause_ns(interrupted_before ? -1 : cm_interrupt_fd(), pause);
+        pause = pause * 2 > POLL_LONGEST_NS ? POLL_LONGEST_NS : pause * 2;
     }
     if (rc == -EINTR || rc == -ETIMEDOUT) {
         /* the op may complete later: cancelling it drops the op; the completion is

@@ -225,10 +225,20 @@ function M.open(cluster, description, options, cache)
     cache[key] = { handle = handle, kind = key:match("^(%a+)") }
     return handle
   end
+  -- A pool is looked up by name in this client's osdmap, which an idle agent may hold from
+  -- before the coordinator deleted the pool and made it again under the same name (a
+  -- scenario run twice): the name would resolve to the deleted pool, and the phase's first
+  -- op fail with ENOENT. So the map is brought up to date before a pool is first opened.
+  local function open_pool(name)
+    return cached("pool:" .. name, function()
+      cluster:wait_for_latest_osdmap()
+      return cluster:pool(name)
+    end)
+  end
   if kind == "pool" then
-    return cached("pool:" .. description.pool, function() return cluster:pool(description.pool) end)
+    return open_pool(description.pool)
   elseif kind == "image" then
-    local pool, err = cached("pool:" .. description.pool, function() return cluster:pool(description.pool) end)
+    local pool, err = open_pool(description.pool)
     if not pool then return nil, err end
     return cached("image:" .. description.pool .. "/" .. description.image, function()
       local image, open_err = require("cephmark.rbd").open(pool, description.image)

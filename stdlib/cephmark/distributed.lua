@@ -35,6 +35,124 @@ M.EXPIRE = 60.0 -- registrations older than this are removed
 M.NOTIFY_TIMEOUT = 15.0 -- prepare/hello barriers
 M.GO_TIMEOUT = 5.0
 
+------------------------------------------------------------------------------------------
+-- the scheduled start of a phase (docs/distributed.md, "Start skew")
+
+-- The go notify names an instant ahead of its send at which every agent starts. How far
+-- ahead (the lead) is the largest of: START_LEAD_MIN; START_LEAD_FACTOR times the prepare
+-- barrier's round trip (a notify's fan-out and the agents' wake-ups under the load of the
+-- moment); and START_NEED_FACTOR times what the run's previous phase needed (its go round
+-- trip plus its slowest agent's setup, from the go's receipt to its bench being ready: a
+-- write's run metadata, the payload pattern, on a busy host all the agents' at once); at
+-- most START_LEAD_MAX. An agent never waits more than START_WAIT_MAX for it (a wall clock
+-- far behind the coordinator's).
+M.START_LEAD_MIN = 0.25
+M.START_LEAD_FACTOR = 3
+M.START_NEED_FACTOR = 2
+M.START_LEAD_MAX = 2.0
+M.START_WAIT_MAX = 5.0
+
+function M.start_lead(prepare_round_trip, previous_need)
+  local lead = math.max(M.START_LEAD_MIN, M.START_LEAD_FACTOR * (tonumber(prepare_round_trip) or 0),
+    M.START_NEED_FACTOR * (tonumber(previous_need) or 0))
+  return math.min(M.START_LEAD_MAX, lead)
+end
+
+-- The go notify's `start`: the instant `lead` seconds from now on the coordinator's
+-- monotonic clock (for agents of its boot: boot) and on its wall clock (for the others).
+function M.start_schedule(lead)
+  return { lead = lead, monotonic = sys.monotonic() + lead, realtime = sys.realtime() + lead, boot = M.boot_id() }
+end
+
+-- An agent's side: the instant of `start` on this process's monotonic clock, and which clock
+-- gave it -> instant, "monotonic" | "realtime"; nil for a go without a start. An agent of the
+-- coordinator's boot shares its monotonic clock and takes the instant as it is; any other
+-- turns the wall-clock instant into its own monotonic clock at the go's receipt (`received`
+-- on its wall clock, `received_monotonic` on its monotonic one), so that its wait is on a
+-- clock that is never stepped. The wait is at most START_WAIT_MAX.
+function M.start_instant(start, received, received_monotonic)
+  if type(start) ~= "table" then return nil end
+  local at, clock
+  if start.boot ~= nil and start.boot == M.boot_id() and tonumber(start.monotonic) then
+    at, clock = tonumber(start.monotonic), "monotonic"
+  elseif tonumber(start.realtime) then
+    at, clock = received_monotonic + (tonumber(start.realtime) - received), "realtime"
+  else
+    return nil
+  end
+  at = math.min(at, received_monotonic + M.START_WAIT_MAX)
+  if not (at > 0) then at = received_monotonic end
+  return at, clock
+end
+
+-- The coordinator's figures of a phase's start, from the go replies (`replies`: the go's
+-- receipt) and the agents' results (`results`: their actual start, start_realtime and
+-- start_monotonic, from the engine), with `schedule` the go's start and `go_sent` its send
+-- on the coordinator's monotonic clock. -> {start_skew, start_skew_monotonic, go_delivery,
+-- start_late_max, start_setup_max}, and per agent {started_at, start_clock, start_late,
+-- go_late, start_setup, go_delivery, started_monotonic}:
+--   start_skew             the spread of the agents' actual starts on their wall clocks
+--   start_skew_monotonic   the same on the coordinator's monotonic clock, when every agent
+--                          shares it (reports its boot), with go_delivery {min, max}: each
+--                          agent's receipt of the go after its send (per agent:
+--                          go_delivery)
+--   start_late             each agent's start after the instant: on the shared monotonic
+--                          clock, else as the agent measured it on its own (late when the
+--                          go came after the instant, or the bench's setup took longer than
+--                          the lead); go_late: the go's receipt after the instant, when it was
+--   start_setup            from the go's receipt to the bench being ready to start, on the
+--                          agent's own monotonic clock
+-- An agent without a start in its result (an agent of an older release) counts with the
+-- time it answered the go.
+function M.start_figures(schedule, go_sent, replies, results)
+  local boot = M.boot_id()
+  local figures, per_agent = {}, {}
+  local walls, monotonic, deliveries, all_shared = {}, {}, {}, true
+  local names = {}
+  for name in pairs(results) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local result, reply = results[name], replies[name] or {}
+    local wall = tonumber(result.start_realtime) or tonumber(reply.started) or tonumber(reply.received)
+    local shared = boot ~= nil and reply.boot == boot
+    local mono = tonumber(result.start_monotonic) or tonumber(reply.started_monotonic) or
+      tonumber(reply.received_monotonic)
+    local entry = { started_at = wall, start_clock = reply.start_clock }
+    if wall then walls[#walls + 1] = wall end
+    if shared and mono then
+      monotonic[#monotonic + 1] = mono
+      local received = tonumber(reply.received_monotonic) or mono
+      deliveries[#deliveries + 1] = received - go_sent
+      entry.go_delivery, entry.started_monotonic = received - go_sent, mono
+      if schedule then
+        entry.start_late = math.max(0, mono - schedule.monotonic)
+        if received > schedule.monotonic then entry.go_late = received - schedule.monotonic end
+      end
+    else
+      all_shared = false
+      entry.start_late = tonumber(result.start_late)
+      if tonumber(reply.late) and reply.late > 0 then entry.go_late = tonumber(reply.late) end
+    end
+    if entry.start_late then
+      figures.start_late_max = math.max(figures.start_late_max or 0, entry.start_late)
+    end
+    if tonumber(result.start_ready) and tonumber(reply.received_monotonic) then
+      entry.start_setup = math.max(0, result.start_ready - reply.received_monotonic)
+      figures.start_setup_max = math.max(figures.start_setup_max or 0, entry.start_setup)
+    end
+    per_agent[name] = entry
+  end
+  table.sort(walls)
+  figures.start_skew = #walls > 1 and walls[#walls] - walls[1] or 0
+  if all_shared and #monotonic > 0 then
+    table.sort(monotonic)
+    table.sort(deliveries)
+    figures.start_skew_monotonic = monotonic[#monotonic] - monotonic[1]
+    figures.go_delivery = { min = deliveries[1], max = deliveries[#deliveries] }
+  end
+  return figures, per_agent
+end
+
 -- Object names and per-agent benchmark names.
 function M.scenario_object(run) return "run." .. run .. ".scenario" end
 function M.result_object(run, phase, agent) return string.format("run.%s.p%d.%s.json", run, phase, agent) end
@@ -807,9 +925,11 @@ function Coordinator:run_phase(spec)
   end
 
   -- barrier 1: every agent opens the phase's target and is ready
+  local prepare_sent = sys.monotonic()
   local replies = M.notify(self.pool, { type = "prepare", run = self.run, phase = phase, agents = agents,
     pool = spec.pool, target = spec.target, op = spec.op, options = spec.options, kind = spec.kind, code = code },
     M.NOTIFY_TIMEOUT)
+  local prepare_round_trip = sys.monotonic() - prepare_sent
   for _, name in ipairs(agents) do
     local reply = replies[name]
     if not reply then
@@ -821,20 +941,20 @@ function Coordinator:run_phase(spec)
   agents = active_list(self)
   if #agents == 0 then sys.fail("no agent is ready for phase " .. phase) end
 
-  -- barrier 2: one notify starts them all, each with its share of an open loop's rate
+  -- barrier 2: one notify names the instant at which they all start (a lead ahead, so that
+  -- every agent has it and has set its bench up by then), each with its share of an open
+  -- loop's rate
   local requested_rate = tonumber((spec.options or {}).rate)
   local rates = requested_rate and M.rate_shares(requested_rate, agents) or nil
   local go_sent = sys.monotonic()
-  replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents, rates = rates },
-    M.GO_TIMEOUT)
+  local schedule = M.start_schedule(M.start_lead(prepare_round_trip, self.start_need))
+  replies = M.notify(self.pool, { type = "go", run = self.run, phase = phase, agents = agents, rates = rates,
+    start = schedule }, M.GO_TIMEOUT)
   local go_round_trip = sys.monotonic() - go_sent
-  local starts, monotonic_starts = {}, {}
+  local go_replies = {}
   for _, name in ipairs(agents) do
-    if replies[name] and replies[name].started then
-      starts[name] = tonumber(replies[name].started)
-      if replies[name].boot and replies[name].boot == M.boot_id() then
-        monotonic_starts[name] = tonumber(replies[name].started_monotonic)
-      end
+    if replies[name] and (replies[name].received or replies[name].started) then
+      go_replies[name] = replies[name]
     else
       exclude(name, "did not answer the go notify")
     end
@@ -860,25 +980,31 @@ function Coordinator:run_phase(spec)
   local function round()
     for name in pairs(sys.monotonic() >= results_due and pending or {}) do
       local result, hist, shist = self:fetch(phase, name)
+      -- an agent is merged whole or not at all: a Ctrl-C that comes during its merge is
+      -- held until the merge ends (else the agent would be neither pending nor merged, and
+      -- the aggregate would hold part of its counts)
       if result then
-        pending[name] = nil
-        if result.error then
-          exclude(name, "failed: " .. tostring(result.error))
-        else
-          merger:add(result, hist, shist)
-          endpoints:add(result, hist, shist)
-          merged_count = merged_count + 1
-          result.series = nil -- folded into the merger: the one large part of a result
-          per_agent[name] = result
-        end
+        sys.with_cleanup(function() end, function(err) return err end, function()
+          pending[name] = nil
+          if result.error then
+            exclude(name, "failed: " .. tostring(result.error))
+          else
+            merger:add(result, hist, shist)
+            endpoints:add(result, hist, shist)
+            merged_count = merged_count + 1
+            result.series = nil -- folded into the merger: the one large part of a result
+            per_agent[name] = result
+          end
+        end)
       end
     end
     if not next(pending) then return end
     local now = sys.monotonic()
     if now - last_registry >= 1 then
       last_registry = now
-      local registry = M.registry(self.pool) or {}
-      for name in pairs(pending) do
+      -- a registry that could not be read says nothing of the agents: never "deregistered"
+      local registry = M.registry(self.pool)
+      for name in pairs(registry and pending or {}) do
         local entry = registry[name]
         if not entry or entry.age > M.HEARTBEAT_TIMEOUT then
           pending[name] = nil
@@ -912,22 +1038,15 @@ function Coordinator:run_phase(spec)
   local merged = merger:result()
   merged.op = merged.op or spec.op
   merged.interrupted = merged.interrupted or interrupted
-  local start_values = {}
-  for _, t in pairs(starts) do start_values[#start_values + 1] = t end
-  table.sort(start_values)
-  merged.start_skew = #start_values > 1 and (start_values[#start_values] - start_values[1]) or 0
+  -- the skew of the actual starts; agents on the coordinator's machine also on its
+  -- monotonic clock, without trusting any wall clock
+  local figures, starts = M.start_figures(schedule, go_sent, go_replies, per_agent)
+  for key, value in pairs(figures) do merged[key] = value end
+  merged.start_lead = schedule.lead
+  merged.start_scheduled = { monotonic = schedule.monotonic, realtime = schedule.realtime }
   merged.go_round_trip = go_round_trip
-  -- agents on the coordinator's machine also give their start on its monotonic clock:
-  -- the skew, and each one's delay after the go was sent, without trusting any wall clock
-  local delays = {}
-  for name in pairs(starts) do
-    if monotonic_starts[name] then delays[#delays + 1] = monotonic_starts[name] - go_sent end
-  end
-  if #delays > 0 and #delays == #start_values then
-    table.sort(delays)
-    merged.start_skew_monotonic = delays[#delays] - delays[1]
-    merged.go_delivery = { min = delays[1], max = delays[#delays] }
-  end
+  -- what this phase needed ahead of the start, for the next phase's lead
+  if figures.start_setup_max then self.start_need = go_round_trip + figures.start_setup_max end
   merged.agents = {}
   for _, name in ipairs(self.agents) do
     local r = per_agent[name]
@@ -935,8 +1054,9 @@ function Coordinator:run_phase(spec)
       local lat = type(r.lat) == "table" and r.lat or {}
       merged.agents[name] = { host = (self.registry[name] or {}).host, ops = r.ops, bytes = r.bytes,
         errors = r.errors, elapsed = r.elapsed, bandwidth_mib = r.bandwidth_mib, iops = r.iops, p50 = lat.p50,
-        p99 = lat.p99, lat = r.lat, started_at = starts[name], prefix = r.prefix, interrupted = r.interrupted,
+        p99 = lat.p99, lat = r.lat, prefix = r.prefix, interrupted = r.interrupted,
         rate = r.rate, endpoint = r.endpoint, image = r.image, by_op = r.by_op }
+      for key, value in pairs(starts[name] or {}) do merged.agents[name][key] = value end
     end
   end
   merged.slow_agents = M.slow_agents(merged.agents)

@@ -1828,9 +1828,24 @@ function Run:say_agents(result)
   for _, slow in ipairs(result.slow_agents or {}) do
     say(string.format("  slow agent %s (%s): %s", slow.agent, tostring(slow.host or "?"), table.concat(slow.reasons, ", ")))
   end
-  say(string.format("  %d agents, start skew %.1f ms (agent clocks), go notify round trip %.1f ms%s",
-    result.agent_count, result.start_skew * 1000, result.go_round_trip * 1000,
+  say(string.format("  %d agents, start skew %.1f ms (agent clocks), scheduled %.0f ms ahead, go notify round trip %.1f ms%s",
+    result.agent_count, result.start_skew * 1000, (result.start_lead or 0) * 1000, result.go_round_trip * 1000,
     result.rate and string.format(", rate %g/s split over the agents", result.rate) or ""))
+  -- agents that started more than a millisecond after the scheduled instant, latest first
+  local late = {}
+  for _, name in ipairs(names) do
+    local r = result.agents[name]
+    if (tonumber(r.start_late) or 0) > 0.001 then late[#late + 1] = { name = name, late = r.start_late, go = r.go_late } end
+  end
+  table.sort(late, function(a, b) return a.late > b.late end)
+  local parts = {}
+  for i = 1, math.min(#late, 5) do
+    parts[i] = string.format("%s %.1f ms%s", late[i].name, late[i].late * 1000,
+      late[i].go and string.format(" (go received %.1f ms after the instant)", late[i].go * 1000) or "")
+  end
+  if #late > 0 then
+    say(string.format("  late start: %s%s", table.concat(parts, ", "), #late > 5 and string.format(" and %d more", #late - 5) or ""))
+  end
   if result.series_p99 == "worst agent" then
     say("  per-second p99 is the worst agent's: " .. tostring(result.series_p99_why))
   end

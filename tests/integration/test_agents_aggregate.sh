@@ -54,7 +54,7 @@ LUA
 # --- merged seconds, per-agent and per-host views, the rate split ---------------------------
 run_cli 0 run "$work/aggregate.lua" --agents agg-a,agg-b -o "$work/run1"
 expect_stdout "^  agent agg-a +$host [0-9]+ ops in [0-9.]+ s, [0-9.]+ MiB/s, [0-9]+ IOPS, p50 [0-9.]+ m?s p99 [0-9.]+ m?s, 0 errors"
-expect_stdout "^  2 agents, start skew [0-9.]+ ms \(agent clocks\), go notify round trip [0-9.]+ ms, rate 101/s split over the agents$"
+expect_stdout "^  2 agents, start skew [0-9.]+ ms \(agent clocks\), scheduled [0-9]+ ms ahead, go notify round trip [0-9.]+ ms, rate 101/s split over the agents$"
 expect_stdout "^  agent agg-a +$host .*, rate 51/s$"
 expect_stdout "^  agent agg-b +$host .*, rate 50/s$"
 results_python "$work/run1/results.json" <<PY || fail "run 1: the merged result does not add up"

@@ -173,7 +173,7 @@ return require("cephmark").scenario { name = "pt-pool-option", pools = { a = {} 
 end }
 EOF
 run_cli 2 run "$work/pool-option.lua" -o "$work/r-pool-option"
-expect_stderr_line "cephmark: $work/pool-option.lua:2: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a pool phase takes access, arrivals, arrivals_seed, block_size, bytes, drain_timeout, hints, ignore_interrupt, key_size, keys_per_op, label, mix, object_size, on_second, op, ops, prefix, rate, report, run_name, second_histograms, seconds, seed, temporary, think, threads, variant, verify, warmup, write_to"
+expect_stderr_line "cephmark: $work/pool-option.lua:2: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a pool phase takes access, arrivals, arrivals_seed, block_size, bytes, drain_timeout, hints, ignore_interrupt, key_size, keys_per_op, label, mix, object_size, on_second, op, ops, prefix, rate, report, run_name, second_histograms, seconds, seed, start_at, temporary, think, threads, variant, verify, warmup, write_to"
 expect_stderr_lines 1
 
 # an image: rbd.create/open in the run, removed by a guard whatever happens
@@ -199,7 +199,7 @@ run_cli 2 run "$work/image.lua" -o "$work/r-image-name"
 expect_stderr_line "cephmark: $work/image.lua:10: s:phase('seq', image): an image phase is read, write, randread, randwrite, readwrite or randrw (fio's rw=), or says which with io_type = \"write\" (and pattern = \"rand\")"
 expect_stderr_lines 1
 run_cli 2 run "$work/image.lua" -p case=option -o "$work/r-image-option"
-expect_stderr_line "cephmark: $work/image.lua:12: s:phase('randwrite'): unknown option 'iosize' (did you mean 'io_size'?); an image phase takes access, arrivals, arrivals_seed, bytes, drain_timeout, ignore_interrupt, io_size, io_type, label, on_second, ops, pattern, per_agent, rate, report, rw_mix_read, second_histograms, seconds, think, threads, variant, verify, warmup"
+expect_stderr_line "cephmark: $work/image.lua:12: s:phase('randwrite'): unknown option 'iosize' (did you mean 'io_size'?); an image phase takes access, arrivals, arrivals_seed, bytes, drain_timeout, ignore_interrupt, io_size, io_type, label, on_second, ops, pattern, per_agent, rate, report, rw_mix_read, second_histograms, seconds, start_at, think, threads, variant, verify, warmup"
 expect_stderr_lines 1
 run_cli 2 run "$work/image.lua" -p case=value -p io_size=1000 -o "$work/r-image-value"
 expect_stderr_line "cephmark: $work/image.lua:14: s:phase('randwrite'): bench: io_size must be a positive multiple of 512 bytes, got 1000 (from -p io_size=1000)"

@@ -68,4 +68,44 @@ t.eq(rows.h2.slow, true, "the slow agent's host is marked")
 t.eq(#rows.h9.agents, 0, "a monitor's host without agents has a row of its own")
 t.eq(rows.gone.monitor_missing, "no answer to the phase-start notify within 3 s", "a missing monitor by its name")
 
+-- the scheduled start: the lead, the instant on an agent's clock, and the figures of the
+-- actual starts
+t.eq(distributed.start_lead(0.001), distributed.START_LEAD_MIN, "a quick prepare barrier: the least lead")
+t.near(distributed.start_lead(0.2), 0.6, 1e-9, "three prepare round trips")
+t.near(distributed.start_lead(0.01, 0.2), 0.4, 1e-9, "twice what the previous phase needed")
+t.eq(distributed.start_lead(10), distributed.START_LEAD_MAX, "never more than the most")
+local boot = distributed.boot_id()
+local schedule = { lead = 0.3, monotonic = 1000.3, realtime = 5000.3, boot = boot }
+if boot then
+  local at, clock = distributed.start_instant(schedule, 5000.05, 1000.05)
+  t.eq(clock, "monotonic", "an agent of the coordinator's boot uses the shared monotonic clock")
+  t.eq(at, 1000.3, "and its instant as it is")
+end
+local other = { lead = 0.3, monotonic = 1000.3, realtime = 5000.3, boot = "another-boot" }
+local at, clock = distributed.start_instant(other, 5000.1, 7.0)
+t.eq(clock, "realtime", "an agent of another host goes by the wall clock")
+t.near(at, 7.2, 1e-9, "its instant on its own monotonic clock: 0.2 s after the go's receipt")
+at = distributed.start_instant({ realtime = 5100, boot = "another-boot" }, 5000, 7.0)
+t.eq(at, 7.0 + distributed.START_WAIT_MAX, "a wall clock far behind: the wait is bounded")
+t.eq(distributed.start_instant(nil, 5000, 7.0), nil, "a go without a start: at once")
+if boot then
+  local replies = {
+    a = { received = 5000.1, received_monotonic = 1000.1, boot = boot, start_clock = "monotonic" },
+    b = { received = 5000.35, received_monotonic = 1000.35, boot = boot, start_clock = "monotonic", late = 0.05 },
+  }
+  local results = {
+    a = { start_realtime = 5000.3004, start_monotonic = 1000.3004, start_ready = 1000.12, start_late = 0.0004 },
+    b = { start_realtime = 5000.3601, start_monotonic = 1000.3601, start_ready = 1000.36, start_late = 0.0601 },
+  }
+  local figures, per_agent = distributed.start_figures(schedule, 1000.0, replies, results)
+  t.near(figures.start_skew, 0.0597, 1e-6, "the skew of the actual starts (wall clocks)")
+  t.near(figures.start_skew_monotonic, 0.0597, 1e-6, "and on the shared monotonic clock")
+  t.near(figures.go_delivery.max, 0.35, 1e-9, "the last go's receipt after its send")
+  t.near(per_agent.b.start_late, 0.0601, 1e-9, "an agent's start after the instant")
+  t.near(per_agent.b.go_late, 0.05, 1e-9, "a go received after the instant")
+  t.eq(per_agent.a.go_late, nil, "a go in time is not late")
+  t.near(per_agent.a.start_setup, 0.02, 1e-9, "the setup: the go's receipt to the bench being ready")
+  t.near(figures.start_late_max, 0.0601, 1e-9, "the latest start")
+end
+
 t.done()

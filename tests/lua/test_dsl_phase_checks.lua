@@ -45,7 +45,7 @@ local l
 local text, message, operator = run(function(s)
   l = line(); s:phase("write", null, { thread = 32, seconds = 1 })
 end)
-t.eq(message, string.format("%s:%d: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a null phase takes access, arrivals, arrivals_seed, block_size, bytes, delay, delay_max, drain_timeout, ignore_interrupt, label, mix, objects, on_second, ops, rate, report, second_histograms, seconds, seed, think, threads, variant, warmup, work",
+t.eq(message, string.format("%s:%d: s:phase('write'): unknown option 'thread' (did you mean 'threads'?); a null phase takes access, arrivals, arrivals_seed, block_size, bytes, delay, delay_max, drain_timeout, ignore_interrupt, label, mix, objects, on_second, ops, rate, report, second_histograms, seconds, seed, start_at, think, threads, variant, warmup, work",
   here, l), "an unknown option, at the phase's line")
 t.eq(operator, true, "one line, no traceback")
 t.eq(text:find("[1]", 1, true), nil, "refused before the phase's header")

@@ -58,7 +58,7 @@ t.raises(function() null.bench { threads = 100000 } end, "threads must be betwee
 t.raises(function() null.bench { rate = 0 } end, "rate must be a positive number of ops/s, got 0", "rate 0")
 t.raises(function() null.bench { seconds = "ten" } end, "duration 'ten' is not a number", "bad duration")
 t.raises(function() null.bench { thread = 32, seconds = 0.1 } end,
-  "null.bench: unknown option 'thread' (expected one of access, block_size, delay, delay_max, mix, objects, seed, work, arrivals, arrivals_seed, bytes, drain_timeout, ignore_interrupt, on_second, ops, rate, second_histograms, seconds, think, threads, warmup)",
+  "null.bench: unknown option 'thread' (expected one of access, block_size, delay, delay_max, mix, objects, seed, work, arrivals, arrivals_seed, bytes, drain_timeout, ignore_interrupt, on_second, ops, rate, second_histograms, seconds, start_at, think, threads, warmup)",
   "a misspelt option is refused, not ignored")
 t.raises(function() null.bench { [1] = 4, seconds = 0.1 } end, "null.bench: option names must be strings, got a number key",
   "an array item in the options")
@@ -125,4 +125,21 @@ t.raises(function() null.bench { seconds = 1, rate = 10, think = 0.01 } end,
   "think is for a closed loop", "think with rate")
 t.raises(function() null.bench { seconds = 1, rate = 10, arrivals = "bursty" } end,
   "unknown arrivals 'bursty' %(expected uniform or poisson%)", "an unknown arrivals")
+-- a scheduled start (start_at): the clock and the first op wait for the instant, never
+-- start before it, and the result says when it was ready, when it started and how late
+local sys = require "cephmark.sys"
+local at = sys.monotonic() + 0.05
+local scheduled = null.bench { threads = 2, ops = 20, delay = 0, start_at = at }
+t.eq(scheduled.ops, 20, "a scheduled run does its ops")
+t.ok(scheduled.start_monotonic >= at, "it starts at the instant, never before")
+t.ok(scheduled.start_ready <= scheduled.start_monotonic, "it was ready before it started")
+t.near(scheduled.start_at, at, 1e-6, "the instant asked for is in the result")
+t.near(scheduled.start_late, scheduled.start_monotonic - at, 1e-6, "start_late is the start after the instant")
+t.ok(scheduled.start_realtime > 1e9, "the start on the wall clock too")
+local past = null.bench { threads = 1, ops = 5, delay = 0, start_at = sys.monotonic() - 2 }
+t.ok(past.start_late >= 2, "an instant already past starts at once, and says how late")
+t.eq(null.bench { threads = 1, ops = 5, delay = 0 }.start_late, nil, "no start fields without start_at")
+t.raises(function() null.bench { ops = 5, start_at = sys.realtime() } end,
+  "start_at must be an instant of sys.monotonic%(%) %(now [%d.]+%) at most 60 s ahead, got %d", "a wall-clock time")
+t.raises(function() null.bench { ops = 5, start_at = "soon" } end, "start_at must be an instant", "not a number")
 return t.done()

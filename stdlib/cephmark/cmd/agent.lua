@@ -321,19 +321,31 @@ function Agent:run_workers(phase)
   if ok then log("run %s phase %d: %d ops in %.2f s", self.run, phase.phase, result.ops, result.elapsed) end
 end
 
+-- The go: the phase starts at the instant the message names (distributed.start_instant),
+-- once the bench has set its target up, and the reply says when the go arrived. A go that
+-- arrives after the instant starts the phase at once, and its lateness is in the reply and
+-- in the result (start_late). A go without an instant (an older coordinator) starts at once.
 function Agent:on_go(message, body)
+  local received, received_monotonic = sys.realtime(), sys.monotonic()
   local phase = self.prepared
   if body.run ~= self.run or not phase or phase.phase ~= body.phase or not listed(body.agents, self.name) then
     return self:reply(message, { ignored = true })
   end
   self.prepared = nil
+  phase.options = phase.options or {}
   -- an open loop's rate is the aggregate: this agent runs its share of it
   local share = type(body.rates) == "table" and tonumber(body.rates[self.name])
-  if share then
-    phase.options = phase.options or {}
-    phase.options.rate = share
+  if share then phase.options.rate = share end
+  local reply = { received = received, received_monotonic = received_monotonic, boot = distributed.boot_id() }
+  local start_at, clock = distributed.start_instant(body.start, received, received_monotonic)
+  if start_at then
+    phase.options.start_at = start_at
+    reply.start_clock = clock
+    if received_monotonic > start_at then reply.late = received_monotonic - start_at end
+  else
+    reply.started, reply.started_monotonic = received, received_monotonic
   end
-  self:reply(message, { started = sys.realtime(), started_monotonic = sys.monotonic(), boot = distributed.boot_id() })
+  self:reply(message, reply)
   self:run_phase(phase)
 end
 
