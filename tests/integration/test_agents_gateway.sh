@@ -18,10 +18,7 @@ control=cephmark-gateway-test-$$
 scenarios=$CEPHMARK_SOURCE_DIR/scenarios
 pids=()
 cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  wait 2>/dev/null
-  ceph osd pool rm "$control" "$control" --yes-i-really-really-mean-it >/dev/null 2>&1
+  stop_agents
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT

@@ -19,10 +19,8 @@ control=cephmark-targets-test-$$
 op_pool=cephmark-targets-op-$$
 pids=()
 cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  wait 2>/dev/null
-  for p in "$control" "$op_pool"; do ceph osd pool rm "$p" "$p" --yes-i-really-really-mean-it >/dev/null 2>&1; done
+  stop_agents
+  ceph osd pool rm "$op_pool" "$op_pool" --yes-i-really-really-mean-it >/dev/null 2>&1
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT

@@ -11,15 +11,13 @@
 # disk attribute its peers have, two agents of one host naming one folder.
 set -u
 . "$CEPHMARK_SOURCE_DIR/tests/lib/assert.sh"
+. "$CEPHMARK_SOURCE_DIR/tests/lib/agents.sh"
 . "$CEPHMARK_SOURCE_DIR/tests/lib/results.sh"
 work=$(mktemp -d "$CEPHMARK_BUILD_DIR/test-baseline-agents.XXXXXX")
 control=cephmark-baseline-test-$$
 pids=()
 cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  wait 2>/dev/null
-  ceph osd pool rm "$control" "$control" --yes-i-really-really-mean-it >/dev/null 2>&1
+  stop_agents
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
@@ -39,23 +37,20 @@ done
 mkdir -p "$work/a1" "$work/a2" "$work/b1" "$work/cwd" "$work/agent-cwd"
 touch "$work/stamp"
 
-# start_agent NAME HOSTNAME ARGS...: an agent whose host name (its registration's host) is
+# start_host_agent NAME HOSTNAME ARGS...: an agent whose host name (its registration's host) is
 # HOSTNAME, in a UTS namespace of its own; the pid is the agent's (unshare and sh exec it)
-start_agent() {
+start_host_agent() {
   local name=$1 host=$2
   shift 2
   (cd "$work/agent-cwd" && exec unshare --uts sh -c 'hostname "$1"; shift; exec "$@"' sh "$host" \
     "$CEPHMARK" agent --control-pool "$control" --name "$name" "$@" >"$work/$name.log" 2>&1) &
   pids+=($!)
 }
-start_agent ba bl-host-a --attr disk="$work/a1,$work/a2"
-start_agent bb bl-host-b --attr disk="$work/b1"
-start_agent bc bl-host-c
-start_agent bd bl-host-a --attr disk="$work/a2"
-for a in ba bb bc bd; do
-  wait_until 20 0.1 grep -q "registered in pool" "$work/$a.log" ||
-    { echo "FAIL: agent $a did not register: $(cat "$work/$a.log")"; exit 1; }
-done
+start_host_agent ba bl-host-a --attr disk="$work/a1,$work/a2"
+start_host_agent bb bl-host-b --attr disk="$work/b1"
+start_host_agent bc bl-host-c
+start_host_agent bd bl-host-a --attr disk="$work/a2"
+wait_registered ba bb bc bd
 for k in 1 2; do
   wait_until 10 0.1 grep -q "listening" "$work/netserver$k.log" || { echo "FAIL: netserver $k did not start"; exit 1; }
 done

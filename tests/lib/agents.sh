@@ -1,7 +1,8 @@
 # Agents for the integration tests: start_agent runs `cephmark agent` on the test's control
-# pool ($control) with its log in $work/NAME.log and its pid in the caller's `pids` array
-# (the caller's cleanup ends them); wait_registered waits for each named agent to register,
-# and ends the test with the agent's log when one does not.
+# pool ($control) with its log in $work/NAME.log and its pid in the caller's `pids` array;
+# wait_registered waits for each named agent to register, and ends the test with the
+# agent's log when one does not; stop_agents, from the caller's cleanup, ends the agents
+# and removes the control pool.
 
 start_agent() { # NAME [AGENT ARGS...]
   local name=$1
@@ -16,4 +17,11 @@ wait_registered() { # NAME...
     wait_until 20 0.1 grep -q "registered in pool" "$work/$name.log" ||
       { echo "FAIL: agent $name did not register: $(cat "$work/$name.log")"; exit 1; }
   done
+}
+
+stop_agents() { # ends the agents of `pids` and removes the test's control pool
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+  wait 2>/dev/null
+  ceph osd pool rm "$control" "$control" --yes-i-really-really-mean-it >/dev/null 2>&1
 }
