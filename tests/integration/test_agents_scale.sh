@@ -80,7 +80,19 @@ for k in $(seq 1 $namespaces); do
 done
 total=${#agents[@]}
 registered() { [ "$(rados -p cephmark-control listomapkeys agents 2>/dev/null | wc -l)" = "$total" ]; }
-poll 60 registered || { tail -3 "$work/n1a1.log"; finish; exit 1; }
+# 24 processes connecting at once on a loaded 2-core machine, while the new cluster still
+# settles its gateway's pools: a generous bound, and on failure what each missing agent said
+started=$SECONDS
+if ! poll 300 registered; then
+  listed=$(rados -p cephmark-control listomapkeys agents 2>&1)
+  echo "  registered: $(echo "$listed" | wc -l) of $total; cluster: $(ceph health 2>&1 | head -1)"
+  for a in "${agents[@]}"; do
+    grep -qx "$a" <<<"$listed" || echo "  $a: $(tail -2 "$work/$a.log" | tr '\n' ' ')"
+  done
+  finish
+  exit 1
+fi
+echo "all $total agents registered after $((SECONDS - started)) s"
 
 cat >"$work/scale.lua" <<LUA
 local cm = require "cephmark"
@@ -125,7 +137,7 @@ LUA
 
 # --- run 1: every phase on all 24 agents ---------------------------------------------------
 started=$(date +%s)
-timeout 120 "$CEPHMARK" run "$work/scale.lua" --agents "$total" -o "$work/run1" >"$work/run1.out" 2>"$work/run1.err"
+timeout 240 "$CEPHMARK" run "$work/scale.lua" --agents "$total" -o "$work/run1" >"$work/run1.out" 2>"$work/run1.err"
 status=$?
 check [ "$status" = 0 ] || fail "run 1 exited $status: $(tail -5 "$work/run1.err")"
 names=$(printf "'%s'," "${agents[@]}")
@@ -168,7 +180,7 @@ echo "run 1: $(( $(date +%s) - started )) s; $(grep 'start skew' "$work/run1.out
 # --- run 2: one agent killed in the middle of a write phase --------------------------------
 victim=n3a4
 started=$(date +%s)
-timeout 120 "$CEPHMARK" run "$work/scale.lua" --agents "$total" -p seconds=6 -o "$work/run2" \
+timeout 240 "$CEPHMARK" run "$work/scale.lua" --agents "$total" -p seconds=6 -o "$work/run2" \
   >"$work/run2.out" 2>"$work/run2.err" &
 coordinator=$!
 second_run_write() { [ "$(grep -c "phase 1: write" "$work/$victim.log")" -ge 2 ]; }

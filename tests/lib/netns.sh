@@ -3,9 +3,15 @@
 # cluster's address; each namespace joins it through a veth pair, with an address of its own
 # on the same /24 and its loopback up. Needs root and iproute2.
 
-# netns_bridge BRIDGE ADDRESS: the bridge, up, with ADDRESS/24.
+# netns_bridge BRIDGE ADDRESS: the bridge, up, with ADDRESS/24 and a MAC address of its own
+# (locally administered, random). Without one, a bridge takes the lowest MAC of its ports,
+# so a namespace joined later can change it; the namespaces that already resolved the
+# bridge's address then send to the old MAC until their ARP entry expires, longer than a
+# client waits for the mon.
 netns_bridge() {
-  ip link add "$1" type bridge && ip addr add "$2/24" dev "$1" && ip link set "$1" up
+  local mac
+  mac=$(od -An -N5 -tx1 /dev/urandom | tr -s ' ' ':')
+  ip link add "$1" address "02$mac" type bridge && ip addr add "$2/24" dev "$1" && ip link set "$1" up
 }
 
 # netns_join NAMESPACE BRIDGE HOST_END NAMESPACE_END ADDRESS: the namespace, joined to the
