@@ -24,6 +24,8 @@ cleanup() {
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
+# a signal ends the script through its EXIT trap, which stops the agents it started
+trap 'exit 130' INT TERM HUP
 
 credentials=$(dirname "$CEPH_CONF")/credentials.conf
 endpoint=$(awk '/^\[s3\]/ { s = 1 } s && $1 == "endpoint" { print $3; exit }' "$credentials")

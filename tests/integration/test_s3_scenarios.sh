@@ -17,6 +17,8 @@ cleanup() {
   rm -rf "$work" "$out_file" "$err_file"
 }
 trap cleanup EXIT
+# a signal ends the script through its EXIT trap, which stops the agents it started
+trap 'exit 130' INT TERM HUP
 scenarios=$CEPHMARK_SOURCE_DIR/scenarios
 
 check() {
