@@ -34,6 +34,7 @@ M.HEARTBEAT_TIMEOUT = 5.0 -- an agent silent this long is lost
 M.EXPIRE = 60.0 -- registrations older than this are removed
 M.NOTIFY_TIMEOUT = 15.0 -- prepare/hello barriers
 M.GO_TIMEOUT = 5.0
+M.DONE_TIMEOUT = 60.0 -- the end of a run in which agents made containers: they empty and remove them first
 
 ------------------------------------------------------------------------------------------
 -- the scheduled start of a phase (docs/distributed.md, "Start skew")
@@ -924,6 +925,11 @@ function Coordinator:run_phase(spec)
     self.objects[#self.objects + 1] = code
   end
 
+  -- a Swift/S3 phase (a put, a mix) may make the agents' own containers, which they remove
+  -- at the run's end
+  local kind = type(spec.target) == "table" and spec.target.kind or nil
+  if kind == "swift" or kind == "s3" then self.made_containers = true end
+
   -- barrier 1: every agent opens the phase's target and is ready
   local prepare_sent = sys.monotonic()
   local replies = M.notify(self.pool, { type = "prepare", run = self.run, phase = phase, agents = agents,
@@ -1075,7 +1081,18 @@ function Coordinator:finish(interrupted)
   if interrupted and not self.stopped then
     pcall(M.notify, self.pool, { type = "stop", run = self.run }, M.GO_TIMEOUT)
   end
-  pcall(M.notify, self.pool, { type = "done", run = self.run }, M.GO_TIMEOUT)
+  -- an agent answers "done" once it has removed what it made (Swift/S3 containers with
+  -- their objects): the run is not over before that, so the wait is longer when there are any
+  local timeout = self.made_containers and M.DONE_TIMEOUT or M.GO_TIMEOUT
+  local ok, replies = pcall(M.notify, self.pool, { type = "done", run = self.run }, timeout)
+  if ok and self.made_containers then
+    for _, name in ipairs(active_list(self)) do
+      if not replies[name] then
+        say(string.format("agents: %s did not confirm the end of the run within %d s: the containers it made may "
+          .. "still be being removed", name, math.floor(timeout)))
+      end
+    end
+  end
   for _, name in ipairs(self.objects or {}) do pcall(self.pool.remove, self.pool, name) end
 end
 
