@@ -8,8 +8,8 @@
 -- reader never sees half a file.
 --
 -- While a scenario runs, its cost per phase must not grow with the phases before it: each
--- finished phase is appended as one line to journal.jsonl and its seconds to series.csv,
--- and results.json is a small document (status running, what was done so far, where the
+-- finished phase's seconds are appended to series.csv and then the phase as one line to
+-- journal.jsonl (so a killed run's series.csv may hold one phase more, never fewer), and results.json is a small document (status running, what was done so far, where the
 -- journal is) rewritten whole. The complete folder is written once, at the end (also of
 -- an interrupted or failed run), and the journal is then removed. A folder whose process
 -- was killed keeps the small results.json and the journal: read_document puts them
@@ -231,18 +231,22 @@ function M.phases_csv(phases)
   return M.csv(columns, rows)
 end
 
+-- second_row(phase, second, columns, first, row) -> row (a new one when nil) with the phase's
+-- index, name and label, and columns[first..] from one second of a series (the engine's own
+-- per-second fields)
+local function second_row(phase, second, columns, first, row)
+  row = row or {}
+  row.phase_index, row.phase, row.label = phase.index, phase.name, phase.label
+  for i = first, #columns do row[columns[i]] = second[columns[i]] end
+  return row
+end
+
 -- series_rows(phases) -> rows for series.csv (header not included)
 function M.series_rows(phases)
   local rows = {}
   for _, phase in ipairs(phases) do
     for _, second in ipairs(phase.series or {}) do
-      local row = { phase_index = phase.index, phase = phase.name, label = phase.label }
-      -- the columns after the first three are the engine's own per-second fields
-      for i = 4, #M.series_columns do
-        local column = M.series_columns[i]
-        row[column] = second[column]
-      end
-      rows[#rows + 1] = row
+      rows[#rows + 1] = second_row(phase, second, M.series_columns, 4)
     end
   end
   return rows
@@ -312,12 +316,7 @@ function M.endpoint_series_rows(phases)
     for _, endpoint in ipairs(names) do
       local group = by_endpoint[endpoint]
       for _, second in ipairs(type(group) == "table" and type(group.series) == "table" and group.series or {}) do
-        local row = { phase_index = phase.index, phase = phase.name, label = phase.label, endpoint = endpoint }
-        for i = 5, #M.endpoint_series_columns do
-          local column = M.endpoint_series_columns[i]
-          row[column] = second[column]
-        end
-        rows[#rows + 1] = row
+        rows[#rows + 1] = second_row(phase, second, M.endpoint_series_columns, 5, { endpoint = endpoint })
       end
     end
   end
@@ -413,13 +412,15 @@ function M.write_progress(dir, document, entries, progress, extra)
       write(dir .. "/params.yaml",
         "# the params of this run; repeat it with: cephmark run SCRIPT --params params.yaml\n" .. params_yaml)
     end
-    write(dir .. "/" .. M.JOURNAL, journal)
     write(dir .. "/series.csv", series_rows)
+    write(dir .. "/" .. M.JOURNAL, journal)
     progress.started = true
   else
-    if #lines > 0 then append(dir .. "/" .. M.JOURNAL, journal) end
+    -- the seconds first, then the journal's line: a process killed between the two leaves
+    -- series.csv ahead of the journal by the entries' seconds, never behind it
     local rows = series_rows:match("^[^\n]*\n(.*)$")
     if rows ~= "" then append(dir .. "/series.csv", rows) end
+    if #lines > 0 then append(dir .. "/" .. M.JOURNAL, journal) end
   end
   write(dir .. "/results.json", json.encode(document, { indent = 2 }) .. "\n")
 end
