@@ -21,14 +21,9 @@ cleanup() {
   stop_agents
   rm -rf "$work" "$out_file" "$err_file"
 }
-trap cleanup EXIT
-# a signal ends the script through its EXIT trap, which stops the agents it started
-trap 'exit 130' INT TERM HUP
+trap_cleanup
 
-credentials=$(dirname "$CEPH_CONF")/credentials.conf
-endpoint=$(awk '/^\[s3\]/ { s = 1 } s && $1 == "endpoint" { print $3; exit }' "$credentials")
-port=${endpoint##*:}
-[ -n "$endpoint" ] || { echo "FAIL: no S3 endpoint in $credentials (the cluster needs --rgw)"; exit 1; }
+port=$(gateway_port) || exit 1
 
 start_agent g1 --attr rgw="http://127.0.0.1:$port"
 start_agent g2 --attr rgw="http://localhost:$port"

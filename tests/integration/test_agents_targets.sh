@@ -23,14 +23,9 @@ cleanup() {
   ceph osd pool rm "$op_pool" "$op_pool" --yes-i-really-really-mean-it >/dev/null 2>&1
   rm -rf "$work" "$out_file" "$err_file"
 }
-trap cleanup EXIT
-# a signal ends the script through its EXIT trap, which stops the agents it started
-trap 'exit 130' INT TERM HUP
+trap_cleanup
 
-credentials=$(dirname "$CEPH_CONF")/credentials.conf
-endpoint=$(awk '/^\[s3\]/ { s = 1 } s && $1 == "endpoint" { print $3; exit }' "$credentials")
-port=${endpoint##*:}
-[ -n "$endpoint" ] || { echo "FAIL: no S3 endpoint in $credentials (the cluster needs --rgw)"; exit 1; }
+port=$(gateway_port) || exit 1
 
 # an operator's pool with an operator's image named as agent a1's image would be
 printf 'print(require("cephmark.sys").free_port())\n' >"$work/port.lua"

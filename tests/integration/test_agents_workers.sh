@@ -22,9 +22,7 @@ cleanup() {
   ceph osd pool delete "$control" "$control" --yes-i-really-really-mean-it >/dev/null 2>&1
   rm -rf "$work" "$out_file" "$err_file"
 }
-trap cleanup EXIT
-# a signal ends the script through its EXIT trap, which stops what it started
-trap 'exit 130' INT TERM HUP
+trap_cleanup
 
 for a in "${agents[@]}"; do
   "$CEPHMARK" agent --control-pool "$control" --name "$a" >"$work/$a.log" 2>&1 &

@@ -20,8 +20,7 @@ cleanup() {
   stop_agents
   rm -rf "$work" "$out_file" "$err_file"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+trap_cleanup
 scenario="$CEPHMARK_SOURCE_DIR/scenarios/baseline.lua"
 command -v unshare >/dev/null || { echo "FAIL: unshare (util-linux) is needed"; exit 1; }
 

@@ -16,9 +16,7 @@ cleanup() {
   stop_agents
   rm -rf "$work" "$out_file" "$err_file"
 }
-trap cleanup EXIT
-# a signal ends the script through its EXIT trap, which stops the agents it started
-trap 'exit 130' INT TERM HUP
+trap_cleanup
 scenarios=$CEPHMARK_SOURCE_DIR/scenarios
 
 check() {

@@ -2,7 +2,8 @@
 # pool ($control) with its log in $work/NAME.log and its pid in the caller's `pids` array;
 # wait_registered waits for each named agent to register, and ends the test with the
 # agent's log when one does not; stop_agents, from the caller's cleanup, ends the agents
-# and removes the control pool.
+# and removes the control pool; trap_cleanup runs the caller's `cleanup` however the test
+# ends; gateway_port prints the port of the local cluster's S3 endpoint.
 
 start_agent() { # NAME [AGENT ARGS...]
   local name=$1
@@ -24,4 +25,17 @@ stop_agents() { # ends the agents of `pids` and removes the test's control pool
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
   wait 2>/dev/null
   ceph osd pool rm "$control" "$control" --yes-i-really-really-mean-it >/dev/null 2>&1
+}
+
+trap_cleanup() { # the caller's cleanup at exit; a signal ends the script through that trap
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM HUP
+}
+
+gateway_port() { # the port of the S3 endpoint in the cluster's credentials.conf, or the test fails
+  local credentials endpoint
+  credentials=$(dirname "$CEPH_CONF")/credentials.conf
+  endpoint=$(awk '/^\[s3\]/ { s = 1 } s && $1 == "endpoint" { print $3; exit }' "$credentials")
+  [ -n "$endpoint" ] || { echo "FAIL: no S3 endpoint in $credentials (the cluster needs --rgw)" >&2; exit 1; }
+  echo "${endpoint##*:}"
 }
