@@ -16,9 +16,12 @@
 #   lead                  how far ahead of the go's send the start was scheduled
 #   late                  agents' starts more than 1 ms after the scheduled instant (of all
 #                         the agents' starts), and the latest one's lateness
+# and the late starts by cause: the go came after the instant (go), the bench was ready only
+# after it (setup), or it was ready in time and its wake-up came late (wake); VERBOSE=1 also
+# prints each late start of a phase whose skew passed 10 ms.
 # The skews are those of the agents' actual starts (the engine's clock start), which the go
 # notify schedules; a binary without the scheduled start reports its agents' go receipts.
-# Needs root (ip netns). Environment: CEPHMARK, ROUNDS (3), PHASES (10), COUNTS ("2 8 24").
+# Needs root (ip netns). Environment: CEPHMARK, ROUNDS (3), PHASES (10), COUNTS ("2 8 24"), VERBOSE.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/../tests/lib/netns.sh"
@@ -91,13 +94,15 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 
 python3 - "$BENCH_TMP" "$ROUNDS" $COUNTS <<'PY'
-import json, math, statistics, sys
+import json, math, os, statistics, sys
 folder, rounds, counts = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 print(f"{'agents':>6} {'phases':>6}  {'skew (agent clocks)':>20}  {'skew (monotonic)':>17}  {'go delivery max':>16}  {'go round trip':>14}  {'lead':>6}  {'late >1 ms':>17}")
 print(f"{'':>6} {'':>6}  {'median':>9} {'max':>10}  {'median':>8} {'max':>8}  {'median':>7} {'max':>8}  {'median':>6} {'max':>7}  {'median':>6}  {'starts':>9} {'max':>7}")
 nan = float("nan")
+ms = lambda v: f"{v * 1000:.1f}"
+VERBOSE = os.environ.get("VERBOSE") == "1"
 for count in counts:
-    rows, late, starts, late_max = [], 0, 0, 0.0
+    rows, late, starts, late_max, causes = [], 0, 0, 0.0, {}
     for r in range(1, rounds + 1):
         doc = json.load(open(f"{folder}/r{r}-{count}/results.json"))
         for p in doc["phases"]:
@@ -107,17 +112,31 @@ for count in counts:
             assert res["agent_count"] == int(count), (count, res["agent_count"], res.get("excluded"))
             rows.append((res["start_skew"], res.get("start_skew_monotonic", nan),
                          res.get("go_delivery", {}).get("max", nan), res["go_round_trip"], res.get("start_lead", nan)))
-            for a in res["agents"].values():
+            lead = res.get("start_lead", nan)
+            for name, a in res["agents"].items():
                 starts += 1
-                if a.get("start_late", 0) > 0.001:
-                    late += 1
-                late_max = max(late_max, a.get("start_late", 0))
+                lateness = a.get("start_late", 0)
+                late_max = max(late_max, lateness)
+                if lateness <= 0.001:
+                    continue
+                late += 1
+                # why: the go came after the instant; the bench was ready only after it
+                # (its setup overran the lead); or it was ready in time and woke late
+                ready = a.get("go_delivery", nan) + a.get("start_setup", nan) - lead
+                cause = "go" if a.get("go_late") else "setup" if ready > 0 else "wake"
+                causes.setdefault(cause, []).append(lateness)
+                if res.get("start_skew_monotonic", res["start_skew"]) > 0.010 and VERBOSE:
+                    print(f"round {r} phase {p['index']} (lead {ms(lead)}): {name} {ms(lateness)} late, "
+                          f"cause {cause}, setup {ms(a.get('start_setup', nan))}, "
+                          f"go delivery {ms(a.get('go_delivery', nan))}")
     cols = list(zip(*rows))
-    ms = lambda v: f"{v * 1000:.1f}"
     out = [f"{count:>6} {len(rows):>6}"]
     for c, (w1, w2) in zip(cols, ((9, 10), (8, 8), (7, 8), (6, 7))):
         out.append(f"{ms(statistics.median(c)):>{w1}} {ms(max(c)):>{w2}}")
     out.append(f"{ms(statistics.median(cols[4])):>6}")
     out.append(f"{late:>4}/{starts:<4} {ms(late_max):>7}")
     print("  ".join(out) + "   (ms)")
+    for cause, values in sorted(causes.items()):
+        print(f"{'':>6} late starts, cause {cause}: {len(values)}, lateness median {ms(statistics.median(values))} "
+              f"max {ms(max(values))} ms")
 PY
