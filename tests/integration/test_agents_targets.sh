@@ -117,7 +117,7 @@ check_results "$work/all" "${exprs[@]}" \
   "ph['s3-get']['result']['by_endpoint']['http://localhost:$port']['ops'] == 30" \
   "ph['s3-get']['result']['by_endpoint']['http://127.0.0.1:$port']['p99'] > 0" \
   "all(p['status'] == 'ok' for p in ph.values())"
-secret=$(awk '/^\[s3\]/ { s = 1 } s && $1 == "secret_key" { print $3; exit }' "$credentials")
+secret=$(s3_setting secret_key)
 check [ -n "$secret" ] && [ -z "$(grep -rlF -- "$secret" "$work/all" "$out_file" "$err_file" "$work"/a?.log)" ] ||
   fail "the S3 secret key is in the results, the output or an agent's log"
 expect_stdout "agents: made image $op_pool/vol-a1 for agent a1"

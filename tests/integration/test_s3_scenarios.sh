@@ -24,8 +24,7 @@ check() {
   if ! eval "$1"; then failures=$((failures + 1)); echo "FAIL: $2 ($1)"; fi
 }
 
-creds=$(dirname "$CEPH_CONF")/credentials.conf
-secret=$(awk -F' = ' '/^\[/{s=$0} s=="[s3]" && $1=="secret_key"{print $2}' "$creds")
+secret=$(s3_setting secret_key)
 
 # ---- s3-put-get ------------------------------------------------------------------------------
 run_cli 0 run "$scenarios/s3-put-get.lua" -p sizes=4K,64K -p objects=40 -p seconds=1 -p threads=8 \

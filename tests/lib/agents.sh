@@ -3,7 +3,8 @@
 # wait_registered waits for each named agent to register, and ends the test with the
 # agent's log when one does not; stop_agents, from the caller's cleanup, ends the agents
 # and removes the control pool; trap_cleanup runs the caller's `cleanup` however the test
-# ends; gateway_port prints the port of the local cluster's S3 endpoint.
+# ends; s3_setting prints a setting of the cluster's S3 credentials and gateway_port the
+# port of its S3 endpoint.
 
 start_agent() { # NAME [AGENT ARGS...]
   local name=$1
@@ -32,10 +33,14 @@ trap_cleanup() { # the caller's cleanup at exit; a signal ends the script throug
   trap 'exit 130' INT TERM HUP
 }
 
+s3_setting() { # KEY: a setting of the [s3] section of the cluster's credentials.conf
+  awk -v key="$1" '/^\[/ { s = ($0 == "[s3]") } s && $1 == key { print $3; exit }' \
+    "$(dirname "$CEPH_CONF")/credentials.conf"
+}
+
 gateway_port() { # the port of the S3 endpoint in the cluster's credentials.conf, or the test fails
-  local credentials endpoint
-  credentials=$(dirname "$CEPH_CONF")/credentials.conf
-  endpoint=$(awk '/^\[s3\]/ { s = 1 } s && $1 == "endpoint" { print $3; exit }' "$credentials")
-  [ -n "$endpoint" ] || { echo "FAIL: no S3 endpoint in $credentials (the cluster needs --rgw)" >&2; exit 1; }
+  local endpoint
+  endpoint=$(s3_setting endpoint)
+  [ -n "$endpoint" ] || { echo "FAIL: no S3 endpoint in credentials.conf (the cluster needs --rgw)" >&2; exit 1; }
   echo "${endpoint##*:}"
 }
