@@ -16,11 +16,16 @@
  *   control.hist_quantiles(blob) -> {count, p50, p99, p999, min, max} | nil, err (seconds)
  *
  * Watch callbacks run on librados threads: they only copy the payload onto a queue and
- * write an eventfd; the Lua thread takes messages with watch:next. */
+ * write an eventfd; the Lua thread takes messages with watch:next.
+ *
+ * Every call to the cluster here is bounded (cm_rados_wait: 10 s, 3 s once SIGINT came,
+ * and a stop signal ends it): an agent whose cluster went away keeps failing its
+ * heartbeats instead of blocking in one, and a stop signal still ends it. */
 #include "engine_lua.h"
 #include "hist.h"
 #include "interrupt.h"
 #include "rados_lua.h"
+#include "rados_owner.h"
 #include "lstate.h"
 #include "registry.h"
 
@@ -44,6 +49,64 @@
 
 /* ------------------------------------------------------------------ omap */
 
+/* A write op on `oid` with a bounded wait; the op is released (its data was copied into it,
+ * so that is safe even while it stays queued after a timeout). 0 or -errno. */
+static int write_bounded(rados_ioctx_t io, const char *oid, rados_write_op_t op)
+{
+    rados_completion_t completion;
+    int rc = rados_aio_create_completion2(NULL, NULL, &completion);
+    if (rc == 0) {
+        rc = rados_aio_write_op_operate(op, io, completion, oid, NULL, 0);
+        if (rc < 0)
+            rados_aio_release(completion);
+        else
+            rc = cm_rados_wait(io, completion, 0);
+    }
+    rados_release_write_op(op);
+    return rc;
+}
+
+/* One page of omap entries after `last`, with a bounded wait. The op's outputs live on the
+ * heap: after a timeout the op may still write them, so they are then left to it. */
+struct omap_page {
+    rados_omap_iter_t iter;
+    unsigned char more;
+    int prval;
+};
+
+static int read_page_bounded(rados_ioctx_t io, const char *oid, const char *last,
+                             struct omap_page **out)
+{
+    *out = NULL;
+    struct omap_page *page = calloc(1, sizeof *page);
+    rados_read_op_t op = rados_create_read_op();
+    rados_completion_t completion = NULL;
+    int rc = page && op ? rados_aio_create_completion2(NULL, NULL, &completion) : -ENOMEM;
+    if (rc == 0) {
+        rados_read_op_omap_get_vals2(op, last, "", OMAP_PAGE, &page->iter, &page->more,
+                                     &page->prval);
+        rc = rados_aio_read_op_operate(op, io, completion, oid, 0);
+        if (rc < 0)
+            rados_aio_release(completion);
+        else
+            rc = cm_rados_wait(io, completion, 0);
+    }
+    if (op)
+        rados_release_read_op(op);
+    if (rc == -ETIMEDOUT || rc == -EINTR)
+        return rc; /* the page stays with the op */
+    if (rc == 0 && page->prval < 0)
+        rc = page->prval;
+    if (rc < 0) {
+        if (page && page->iter)
+            rados_omap_get_end(page->iter);
+        free(page);
+        return rc;
+    }
+    *out = page;
+    return 0;
+}
+
 /* control.omap_get(pool, oid) -> {key = value}; a missing object is an empty table. */
 static int control_omap_get(lua_State *L)
 {
@@ -52,25 +115,15 @@ static int control_omap_get(lua_State *L)
     lua_newtable(L);
     char last[512] = "";
     for (;;) {
-        rados_read_op_t op = rados_create_read_op();
-        if (op == NULL)
-            return luaL_error(L, "out of memory");
-        rados_omap_iter_t iter = NULL;
-        unsigned char more = 0;
-        int prval = 0;
-        rados_read_op_omap_get_vals2(op, last, "", OMAP_PAGE, &iter, &more, &prval);
-        int rc = rados_read_op_operate(op, io, oid, 0);
-        rados_release_read_op(op);
-        if (rc == -ENOENT) {
-            if (iter)
-                rados_omap_get_end(iter);
+        struct omap_page *page;
+        int rc = read_page_bounded(io, oid, last, &page);
+        if (rc == -ENOENT)
             return 1;
-        }
-        if (rc < 0 || prval < 0) {
-            if (iter)
-                rados_omap_get_end(iter);
-            return cm_lua_errno_failure(L, rc < 0 ? rc : prval, "reading omap");
-        }
+        if (rc < 0)
+            return cm_lua_errno_failure(L, rc, "reading omap");
+        rados_omap_iter_t iter = page->iter;
+        bool more = page->more;
+        free(page);
         unsigned count = 0;
         for (;;) {
             char *key = NULL, *value = NULL;
@@ -150,8 +203,7 @@ static int omap_write(lua_State *L, bool set, bool existing)
     } else {
         rados_write_op_omap_rm_keys2(op, keys, key_lengths, n);
     }
-    int rc = rados_write_op_operate2(op, io, oid, NULL, 0);
-    rados_release_write_op(op);
+    int rc = write_bounded(io, oid, op);
     if (rc < 0 && !(rc == -ENOENT && !set))
         return cm_lua_errno_failure(L, rc, set ? "writing omap" : "removing omap keys");
     lua_pushboolean(L, 1);
@@ -257,7 +309,17 @@ static int watch_close(lua_State *L)
     struct watch *w = luaL_checkudata(L, 1, WATCH_TYPE);
     if (w->watching) {
         w->watching = false;
-        rados_unwatch2(w->io, w->cookie);
+        /* the watch is cancelled here at once (no callback comes after the flush); only
+         * the OSD's answer is waited for, bounded */
+        rados_completion_t completion;
+        if (rados_aio_create_completion2(NULL, NULL, &completion) == 0) {
+            if (rados_aio_unwatch(w->io, w->cookie, completion) == 0)
+                cm_rados_wait(w->io, completion, 0);
+            else
+                rados_aio_release(completion);
+        } else {
+            rados_unwatch2(w->io, w->cookie);
+        }
         rados_watch_flush(rados_ioctx_get_cluster(w->io));
     }
     if (w->retained) {
@@ -303,8 +365,7 @@ static int control_watch(lua_State *L)
     if (create == NULL)
         return luaL_error(L, "out of memory");
     rados_write_op_create(create, LIBRADOS_CREATE_IDEMPOTENT, NULL);
-    int rc = rados_write_op_operate2(create, io, oid, NULL, 0);
-    rados_release_write_op(create);
+    int rc = write_bounded(io, oid, create);
     if (rc < 0)
         return cm_lua_errno_failure(L, rc, "creating the control object");
     w->io = io;
