@@ -70,11 +70,14 @@ def main():
             return 1
     port = free_port()
     log = tempfile.TemporaryFile()
-    driver = subprocess.Popen([CHROMEDRIVER, f"--port={port}"], stdout=log, stderr=log)
+    # the browser's scratch: its profile, and its TMPDIR (Chromium's own scoped_dir
+    # folders, which it does not always remove), all removed at the end
+    scratch = tempfile.mkdtemp(prefix="cephmark-browser-")
+    env = dict(os.environ, TMPDIR=scratch)
+    driver = subprocess.Popen([CHROMEDRIVER, f"--port={port}"], stdout=log, stderr=log, env=env)
     base = f"http://127.0.0.1:{port}"
     failures = []
     session = None
-    profile = None
     try:
         for _ in range(100):
             try:
@@ -82,7 +85,7 @@ def main():
                 break
             except OSError:
                 time.sleep(0.1)
-        profile = tempfile.mkdtemp(prefix="cephmark-chromium-")
+        profile = os.path.join(scratch, "profile")
         caps = {"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {"binary": CHROMIUM, "args": [
@@ -141,9 +144,8 @@ def main():
             driver.wait(timeout=10)
         except subprocess.TimeoutExpired:
             driver.kill()
-        # the browser profile is ours alone: it goes however the check ended
-        if profile:
-            shutil.rmtree(profile, ignore_errors=True)
+        # the scratch is ours alone: it goes however the check ended
+        shutil.rmtree(scratch, ignore_errors=True)
     for failure in failures:
         print("FAIL: " + failure)
     return 1 if failures else 0
