@@ -8,8 +8,9 @@
 -- baseline; the cluster's side of each phase (where the time goes: the client's latency
 -- against the OSDs'; CPU per op by variant); for a phase on agents, its agents, hosts and,
 -- when the agents were spread over endpoints (gateways, netservers), each endpoint's figures
--- and per-second IOPS and p99; with several runs, a side-by-side section comparing them. Every chart is followed by the table behind it. The same tables feed the
--- CSV files (see tables()).
+-- and per-second IOPS and p99; with several runs, a side-by-side section comparing them.
+-- Every chart is followed by the table behind it. The same tables feed the CSV files (see
+-- tables()).
 
 local compare = require "cephmark.compare"
 local scale = require "cephmark.report.scale"
