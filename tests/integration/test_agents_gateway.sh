@@ -135,6 +135,27 @@ check [ "$(head -1 "$work/ep/endpoint_series.csv")" = \
   fail "endpoint_series.csv header: $(head -1 "$work/ep/endpoint_series.csv")"
 check [ "$(awk -F, -v e="$e2" '$2 == "get" && $4 == e { n += $7 } END { print n }' "$work/ep/endpoint_series.csv")" = 50 ] ||
   fail "endpoint_series.csv: the get's seconds at $e2 do not add up to 50 ops"
+# the report of that folder: an endpoints section where each of the 3 phases has a row per
+# endpoint (its agents) and a chart of IOPS and one of p99 per second, both endpoints in
+# each chart's legend
+run_cli 0 report "$work/ep" -o "$work/ep.html"
+expect_stdout "^report: $work/ep.html$"
+count_in_report() { grep -c -- "$1" "$work/ep.html"; }
+check [ "$(count_in_report '<h3>Endpoints</h3>')" = 1 ] || fail "the report has no endpoints section"
+check [ "$(count_in_report "^<tr><td>$e1</td><td>g1, g3</td><td class=\"n\">")" = 3 ] ||
+  fail "the report's per-endpoint tables: $(count_in_report "<tr><td>$e1</td>") rows of $e1 with g1, g3, expected 3"
+check [ "$(count_in_report "^<tr><td>$e2</td><td>g2</td><td class=\"n\">")" = 3 ] ||
+  fail "the report's per-endpoint tables: $(count_in_report "<tr><td>$e2</td>") rows of $e2 with g2, expected 3"
+for phase in put get delete; do
+  for chart in "IOPS per second" "p99 per second"; do
+    check [ "$(count_in_report "aria-label=\"\[[0-9]*\] $phase[^\"]*: $chart, by endpoint\"")" = 1 ] ||
+      fail "the report has no '$chart, by endpoint' chart of the $phase"
+  done
+done
+for e in "$e1" "$e2"; do
+  check [ "$(count_in_report "<text class=\"legend\" [^>]*>$e</text>")" = 6 ] ||
+    fail "$e is in $(count_in_report "<text class=\"legend\" [^>]*>$e</text>") of the 6 endpoint charts' legends"
+done
 check [ "$(left)" = "left: none" ] || fail "the endpoints phase left buckets: $(left)"
 
 finish

@@ -6,9 +6,11 @@
 -- intervals) and variant comparisons as bars with whiskers of their 95 % intervals and
 -- marks for the best variant, those as good within noise and those not told apart from the
 -- baseline; the cluster's side of each phase (where the time goes: the client's latency
--- against the OSDs'; CPU per op by variant); with several runs, a side-by-side section
--- comparing them. Every chart is followed by the table behind it. The same tables feed the
--- CSV files (see tables()).
+-- against the OSDs'; CPU per op by variant); for a phase on agents, its agents, hosts and,
+-- when the agents were spread over endpoints (gateways, netservers), each endpoint's figures
+-- and per-second IOPS and p99; with several runs, a side-by-side section comparing them.
+-- Every chart is followed by the table behind it. The same tables feed the CSV files (see
+-- tables()).
 
 local compare = require "cephmark.compare"
 local scale = require "cephmark.report.scale"
@@ -69,20 +71,41 @@ end
 local function table_item(item, where, wanted) return expect(item, where, wanted, "table") end
 local function text_item(item, where) return expect(item, where, "a string", "string", "number") end
 
-local function check_result(result, where)
-  local why = expect(result, where, "a table", "table")
-  if why or result == nil then return why end
-  why = expect(result.lat, where .. ".lat", "a table", "table")
-  if why or type(result.lat) ~= "table" then return why end
-  return expect_list(result.lat.percentiles, where .. ".lat.percentiles", "a table {p, value}", table_item)
-end
-
 local function number_item(item, where) return expect(item, where, "a number", "number") end
 
 -- A list item that may be JSON's null (a repetition without that figure).
 local function number_or_null_item(item, where)
   if type(item) == "userdata" then return nil end
   return expect(item, where, "a number or null", "number")
+end
+
+-- One entry of result.by_endpoint (docs/distributed.md, "Several gateways").
+local endpoint_numbers = { "ops", "bytes", "errors", "iops", "bandwidth_mib", "p50", "p99" }
+
+local function check_endpoint(group, where)
+  local why = table_item(group, where, "a table")
+  if why then return why end
+  for _, key in ipairs(endpoint_numbers) do
+    why = number_or_null_item(group[key], where .. "." .. key)
+    if why then return why end
+  end
+  return expect(group.series_p99, where .. ".series_p99", "a string", "string") or
+    expect_list(group.agents, where .. ".agents", "a string", text_item) or
+    expect_list(group.series, where .. ".series", "a table (one per second)", table_item)
+end
+
+local function check_result(result, where)
+  local why = expect(result, where, "a table", "table")
+  if why or result == nil then return why end
+  why = expect(result.by_endpoint, where .. ".by_endpoint", "a table", "table")
+  if why then return why end
+  for endpoint, group in pairs(type(result.by_endpoint) == "table" and result.by_endpoint or {}) do
+    why = check_endpoint(group, string.format("%s.by_endpoint[%q]", where, tostring(endpoint)))
+    if why then return why end
+  end
+  why = expect(result.lat, where .. ".lat", "a table", "table")
+  if why or type(result.lat) ~= "table" then return why end
+  return expect_list(result.lat.percentiles, where .. ".lat.percentiles", "a table {p, value}", table_item)
 end
 
 local function check_best(best, where)
@@ -499,6 +522,103 @@ local function agents_figure(phase)
         { key = "slow", title = "" } } }
   end
   return figure(chart, tables)
+end
+
+-- How a by_endpoint entry's seconds got their p99 (series_p99, docs/distributed.md).
+local endpoint_p99_words = { merged = "merged (its agents' histograms)",
+  ["worst agent"] = "worst agent (an agent sent no per-second histograms)" }
+
+-- A phase whose agents were spread over several endpoints (gateways with `endpoint =`,
+-- netservers with `peer =`; result.by_endpoint): a chart of each endpoint's IOPS per second
+-- with the table per endpoint and the per-second table under it, and a chart of each
+-- endpoint's p99 per second (log scale) with the seconds' latencies. Endpoints in name
+-- order, one line each. nil for a phase without by_endpoint.
+local function endpoints_figures(phase)
+  local by_endpoint = type(phase.result) == "table" and phase.result.by_endpoint
+  if type(by_endpoint) ~= "table" then return nil end
+  local names = {}
+  for endpoint, group in pairs(by_endpoint) do
+    if type(group) == "table" then names[#names + 1] = tostring(endpoint) end
+  end
+  if #names == 0 then return nil end
+  table.sort(names)
+  local summary_rows, second_rows, lat_rows, iops_series, p99_series = {}, {}, {}, {}, {}
+  local xs, iops_values, lat_values, worst = {}, {}, {}, {}
+  for _, endpoint in ipairs(names) do
+    local group = by_endpoint[endpoint]
+    local how = type(group.series_p99) == "string" and group.series_p99 or nil
+    if how == "worst agent" then worst[#worst + 1] = endpoint end
+    summary_rows[#summary_rows + 1] = { endpoint = endpoint,
+      agents = is_array(group.agents) and table.concat(group.agents, ", ") or "", ops = num(group.ops),
+      iops = num(group.iops), bandwidth_mib = num(group.bandwidth_mib), p50 = num(group.p50), p99 = num(group.p99),
+      errors = num(group.errors), series_p99 = how and (endpoint_p99_words[how] or how) or "" }
+    local line_name = how == "worst agent" and (endpoint .. " (worst agent's p99)") or endpoint
+    local iops_points, p99_points = {}, {}
+    for _, s in ipairs(is_array(group.series) and group.series or {}) do
+      if type(s) == "table" and num(s.sec) then
+        xs[#xs + 1] = s.sec
+        if num(s.iops) then
+          iops_points[#iops_points + 1] = { s.sec, s.iops }
+          iops_values[#iops_values + 1] = s.iops
+        end
+        if num(s.p99) and s.p99 > 0 then
+          p99_points[#p99_points + 1] = { s.sec, s.p99 }
+          lat_values[#lat_values + 1] = s.p99
+        end
+        second_rows[#second_rows + 1] = { sec = s.sec, endpoint = endpoint, agents = num(s.agents), ops = num(s.ops),
+          iops = num(s.iops), cur_mib = num(s.cur_mib), errors = num(s.errors), warmup = s.warmup, partial = s.partial }
+        lat_rows[#lat_rows + 1] = { sec = s.sec, endpoint = endpoint, lat_count = num(s.lat_count), p50 = num(s.p50),
+          p99 = num(s.p99), p999 = num(s.p999), max_lat = num(s.max_lat) }
+      end
+    end
+    iops_series[#iops_series + 1] = { name = endpoint, points = iops_points }
+    p99_series[#p99_series + 1] = { name = line_name, points = p99_points }
+  end
+  local title = phase_title(phase)
+  local summary = { title = title .. ": per endpoint", rows = summary_rows, columns = {
+    { key = "endpoint", title = "endpoint" }, { key = "agents", title = "agents" },
+    { key = "ops", title = "ops", format = scale.count }, { key = "iops", title = "IOPS", format = scale.count },
+    { key = "bandwidth_mib", title = "MiB/s" }, { key = "p50", title = "p50", format = lat },
+    { key = "p99", title = "p99", format = lat }, { key = "errors", title = "errors" },
+    { key = "series_p99", title = "per-second p99" } } }
+  if #xs == 0 then return { figure("", { summary }) } end
+  local x_low, x_high = extent(xs)
+  local x_axis = { scale = scale.linear(x_low - 1, x_high, { format = scale.number }), title = "second",
+    format = scale.number }
+  local _, iops_high = extent(#iops_values > 0 and iops_values or { 0 })
+  local seconds = { title = title .. ": per endpoint and second", rows = second_rows, columns = {
+    { key = "sec", title = "sec" }, { key = "endpoint", title = "endpoint" }, { key = "agents", title = "agents" },
+    { key = "ops", title = "ops" }, { key = "iops", title = "IOPS", format = scale.count },
+    { key = "cur_mib", title = "MiB/s" }, { key = "errors", title = "errors" }, { key = "warmup", title = "warm-up" },
+    { key = "partial", title = "partial" } } }
+  local out = { figure(svg.line {
+    title = title .. ": IOPS per second, by endpoint",
+    x = x_axis,
+    y = { scale = scale.linear(0, iops_high, { format = scale.count }), title = "IOPS", format = scale.count },
+    series = iops_series,
+  }, { summary, seconds }) }
+  local latencies = { title = title .. ": latency per endpoint and second", rows = lat_rows, columns = {
+    { key = "sec", title = "sec" }, { key = "endpoint", title = "endpoint" }, { key = "lat_count", title = "ops timed" },
+    { key = "p50", title = "p50", format = lat }, { key = "p99", title = "p99", format = lat },
+    { key = "p999", title = "p99.9", format = lat }, { key = "max_lat", title = "max", format = lat } } }
+  local lat_low, lat_high = positive_extent(lat_values)
+  if not lat_low then
+    out[#out + 1] = figure("", { latencies })
+    return out
+  end
+  -- how each line's p99 was found, one line of the note per endpoint that is not merged
+  local note = { "p99 of each second from the merge of its agents' histograms" }
+  for _, endpoint in ipairs(worst) do
+    note[#note + 1] = endpoint .. ": the worst agent's p99 (an agent sent no per-second histograms)"
+  end
+  out[#out + 1] = figure(svg.line {
+    title = title .. ": p99 per second, by endpoint",
+    note = note,
+    x = x_axis,
+    y = { scale = scale.log10(lat_low, lat_high, { format = lat }), title = "latency", format = lat },
+    series = p99_series,
+  }, { latencies })
+  return out
 end
 
 -- One curve per phase: latency (log) against percentile (nines scale).
@@ -1319,6 +1439,16 @@ local function run_section(run, number, many)
   end
   if #agent_figures > 0 then
     out[#out + 1] = '<h3>Agents and hosts</h3><div class="grid">' .. table.concat(agent_figures, "\n") .. "</div>"
+  end
+
+  local endpoint_figures = {}
+  for _, phase in ipairs(run.phases) do
+    if measured(phase) then
+      for _, f in ipairs(endpoints_figures(phase) or {}) do endpoint_figures[#endpoint_figures + 1] = f end
+    end
+  end
+  if #endpoint_figures > 0 then
+    out[#out + 1] = '<h3>Endpoints</h3><div class="grid">' .. table.concat(endpoint_figures, "\n") .. "</div>"
   end
 
   out[#out + 1] = '<h3>Timelines</h3><div class="grid">'
