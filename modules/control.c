@@ -93,8 +93,9 @@ static int read_page_bounded(rados_ioctx_t io, const char *oid, const char *last
     }
     if (op)
         rados_release_read_op(op);
+    /* the page stays with the op, which may still write it: leaked on purpose */
     if (rc == -ETIMEDOUT || rc == -EINTR)
-        return rc; /* the page stays with the op */
+        return rc; // NOLINT(clang-analyzer-unix.Malloc)
     if (rc == 0 && page->prval < 0)
         rc = page->prval;
     if (rc < 0) {
