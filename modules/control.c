@@ -49,23 +49,6 @@
 
 /* ------------------------------------------------------------------ omap */
 
-/* A write op on `oid` with a bounded wait; the op is released (its data was copied into it,
- * so that is safe even while it stays queued after a timeout). 0 or -errno. */
-static int write_bounded(rados_ioctx_t io, const char *oid, rados_write_op_t op)
-{
-    rados_completion_t completion;
-    int rc = rados_aio_create_completion2(NULL, NULL, &completion);
-    if (rc == 0) {
-        rc = rados_aio_write_op_operate(op, io, completion, oid, NULL, 0);
-        if (rc < 0)
-            rados_aio_release(completion);
-        else
-            rc = cm_rados_wait(io, completion, 0);
-    }
-    rados_release_write_op(op);
-    return rc;
-}
-
 /* One page of omap entries after `last`, with a bounded wait. The op's outputs live on the
  * heap: after a timeout the op may still write them, so they are then left to it. */
 struct omap_page {
@@ -204,7 +187,7 @@ static int omap_write(lua_State *L, bool set, bool existing)
     } else {
         rados_write_op_omap_rm_keys2(op, keys, key_lengths, n);
     }
-    int rc = write_bounded(io, oid, op);
+    int rc = cm_rados_operate_bounded(io, oid, op, 0, 0);
     if (rc < 0 && !(rc == -ENOENT && !set))
         return cm_lua_errno_failure(L, rc, set ? "writing omap" : "removing omap keys");
     lua_pushboolean(L, 1);
@@ -366,7 +349,7 @@ static int control_watch(lua_State *L)
     if (create == NULL)
         return luaL_error(L, "out of memory");
     rados_write_op_create(create, LIBRADOS_CREATE_IDEMPOTENT, NULL);
-    int rc = write_bounded(io, oid, create);
+    int rc = cm_rados_operate_bounded(io, oid, create, 0, 0);
     if (rc < 0)
         return cm_lua_errno_failure(L, rc, "creating the control object");
     w->io = io;

@@ -209,11 +209,8 @@ int cm_rados_wait(rados_ioctx_t io, rados_completion_t completion, double timeou
     return wait_completion(io, completion, timeout, &completed);
 }
 
-/* Runs a prepared write op on `oid` with a bounded wait, and releases it. The op's data was
- * copied into the op: releasing it is safe even if it is still queued after a timeout
- * (librados holds its own reference to the encoded op). */
-static int operate_bounded(rados_ioctx_t io, const char *oid, rados_write_op_t op, int flags,
-                           double timeout)
+int cm_rados_operate_bounded(rados_ioctx_t io, const char *oid, rados_write_op_t op, int flags,
+                             double timeout)
 {
     rados_completion_t completion;
     int rc = rados_aio_create_completion2(NULL, NULL, &completion);
@@ -237,7 +234,8 @@ int cm_rados_create(rados_ioctx_t io, const char *oid, const char *data, size_t 
     if (exclusive)
         rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
     rados_write_op_write_full(op, data, len);
-    return operate_bounded(io, oid, op, full_try ? LIBRADOS_OPERATION_FULL_TRY : 0, timeout);
+    return cm_rados_operate_bounded(io, oid, op, full_try ? LIBRADOS_OPERATION_FULL_TRY : 0,
+                                    timeout);
 }
 
 int cm_rados_read_small(rados_ioctx_t io, const char *oid, char **data, size_t size, double timeout)
@@ -277,7 +275,7 @@ int cm_rados_remove_bounded(rados_ioctx_t io, const char *oid, double timeout)
     if (!op)
         return -ENOMEM;
     rados_write_op_remove(op);
-    return operate_bounded(io, oid, op, LIBRADOS_OPERATION_FULL_TRY, timeout);
+    return cm_rados_operate_bounded(io, oid, op, LIBRADOS_OPERATION_FULL_TRY, timeout);
 }
 
 struct cm_owner_watch {

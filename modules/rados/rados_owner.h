@@ -50,6 +50,12 @@ double cm_rados_bound(double timeout);
  * completion is released either way. */
 int cm_rados_wait(rados_ioctx_t io, rados_completion_t completion, double timeout);
 
+/* Runs a prepared write op on `oid` with a bounded wait (cm_rados_wait), and releases it.
+ * The op's data was copied into the op: releasing it is safe even if it is still queued
+ * after a timeout (librados holds its own reference to the encoded op). 0 or -errno. */
+int cm_rados_operate_bounded(rados_ioctx_t io, const char *oid, rados_write_op_t op, int flags,
+                             double timeout);
+
 /* Bounded object calls (cm_rados_wait). create: exclusive when `exclusive`, with the data
  * as the object's content. read: up to `size` bytes into a buffer it allocates (freed by the
  * caller; on timeout it is left to librados and leaked, as the op may still write it).
