@@ -901,7 +901,8 @@ end
 
 -- run_phase(spec) -> merged bench result with .agents (per agent), .excluded, .skew.
 -- spec = {pool = name, op = "write"|..., options = {threads=, seconds=, ...}, target = the
--- target's description (agent_targets.lua; pool phases may give only pool)}
+-- target's description (agent_targets.lua; pool phases may give only pool), agent_fields =
+-- the fields of each agent's result its entry under .agents also keeps}
 function Coordinator:run_phase(spec)
   self.phases = self.phases + 1
   local phase = self.phases
@@ -1063,6 +1064,11 @@ function Coordinator:run_phase(spec)
         p99 = lat.p99, lat = r.lat, prefix = r.prefix, interrupted = r.interrupted,
         rate = r.rate, endpoint = r.endpoint, image = r.image, by_op = r.by_op }
       for key, value in pairs(starts[name] or {}) do merged.agents[name][key] = value end
+      -- what the phase's kind reports beyond the counts (spec.agent_fields: a disk's file
+      -- and dd figures, a socket's peer and bits per second)
+      for _, field in ipairs(spec.agent_fields or {}) do
+        if merged.agents[name][field] == nil then merged.agents[name][field] = r[field] end
+      end
     end
   end
   merged.slow_agents = M.slow_agents(merged.agents)

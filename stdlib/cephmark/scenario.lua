@@ -1772,25 +1772,13 @@ function Run:remove_agent_images()
 end
 
 -- What a disk or socket phase's result says beyond the engine's counts (the file and dd's
--- figures; the peer, its receiver's bits per second and the retransmits), from each agent's
--- own result object, into that agent's entry under result.agents.
+-- figures; the peer, its receiver's bits per second and the retransmits): kept from each
+-- agent's own result in its entry under result.agents.
 local detail_fields = {
   disk = { "path", "io_type", "pattern", "block_size", "direct", "dd", "prepared_bytes", "fallback", "engine" },
   socket = { "peer", "mode", "direction", "streams", "bits_per_second", "receiver_bits_per_second", "retransmits",
     "server" },
 }
-function Run:agent_details(result, phase, kind)
-  local fields = detail_fields[kind]
-  if not fields then return end
-  local distributed = require "cephmark.distributed"
-  for agent, r in pairs(result.agents) do
-    local text = self.coordinator.pool:read(distributed.result_object(self.coordinator.run, phase, agent))
-    local full = text and distributed.decode(text)
-    for _, field in ipairs(full and fields or {}) do
-      if r[field] == nil then r[field] = full[field] end
-    end
-  end
-end
 
 -- The per-kind results (by_op) of the agents, their counts summed (latency stays per agent).
 local function sum_by_op(result)
@@ -1860,11 +1848,10 @@ function Run:distributed_bench(description, op, bench)
     options.from = { agent_phase = bench.from.agent_phase } -- each agent reads its own put's objects
   end
   local result = self.coordinator:run_phase { pool = description.kind == "pool" and description.pool or nil,
-    target = description, op = op, options = options }
+    target = description, op = op, options = options, agent_fields = detail_fields[description.kind] }
   local phase = self.coordinator.phases
   result.agent_phase = phase
   self:say_agents(result)
-  self:agent_details(result, phase, description.kind)
   result.by_op = result.by_op or sum_by_op(result)
   for _, r in pairs(result.agents) do r.by_op = nil end
   if description.kind == "pool" and op == "write" and not self:pool_entry_by_name(description.pool) then
