@@ -109,6 +109,30 @@ end
 
 local function receiver_bits(r) return r.receiver_bits_per_second or r.bits_per_second end
 
+-- A disk phase: the options in `common` and `extra`, with its kind of io.
+local function disk_phase(s, name, common, io_type, pattern, extra)
+  local options = {}
+  for key, v in pairs(common) do options[key] = v end
+  for key, v in pairs(extra or {}) do options[key] = v end
+  options.io_type, options.pattern = io_type, pattern
+  return s:phase(name, disk, options)
+end
+
+-- What a write phase adds for -p disk_sync (nil: none).
+local function sync_options(p)
+  return p.disk_sync ~= "none" and { sync = "fdatasync", sync_when = p.disk_sync } or nil
+end
+
+-- The three network phases on `common` (a peer's host and port, or peer = a list):
+-- -> send, recv and round-trip results.
+local function net_phases(s, common)
+  local send, recv, rr = {}, {}, {}
+  for key, v in pairs(common) do send[key], recv[key], rr[key] = v, v, v end
+  send.direction, recv.direction = "send", "recv"
+  rr.mode, rr.streams = "rr", 1
+  return s:phase("net-send", socket, send), s:phase("net-recv", socket, recv), s:phase("net-rr", socket, rr)
+end
+
 ------------------------------------------------------------------------------------------
 -- Without --agents: this host's disks (-p paths) and its network to each peer.
 
@@ -145,27 +169,15 @@ local function local_disks(s, p, paths, drop)
       if created then os.remove(target) end
     end })
     if write_ok then
-      local options = {}
-      for k, v in pairs(common) do options[k] = v end
-      options.io_type, options.pattern = "write", "seq"
-      if p.disk_sync ~= "none" then
-        options.sync, options.sync_when = "fdatasync", p.disk_sync
-      end
-      entry.write = s:phase("disk-write", disk, options)
+      entry.write = disk_phase(s, "disk-write", common, "write", "seq", sync_options(p))
       s:say("  dd: " .. dd.dd_line(entry.write))
     else
       s:say(string.format("  %s is a block device: read phases only (-p allow_block_device=true to write it)", path))
     end
     drop()
-    local seq = {}
-    for k, v in pairs(common) do seq[k] = v end
-    seq.io_type, seq.pattern = "read", "seq"
-    entry.read = s:phase("disk-read", disk, seq)
+    entry.read = disk_phase(s, "disk-read", common, "read", "seq")
     s:say("  dd: " .. dd.dd_line(entry.read))
-    local rand = {}
-    for k, v in pairs(common) do rand[k] = v end
-    rand.io_type, rand.pattern, rand.threads = "read", "rand", p.threads
-    entry.rand = s:phase("disk-rand", disk, rand)
+    entry.rand = disk_phase(s, "disk-rand", common, "read", "rand", { threads = p.threads })
     rows[#rows + 1] = { host = sys.hostname(), disk = path, write_mib = entry.write and entry.write.bandwidth_mib,
       read_mib = entry.read.bandwidth_mib, rand_mib = entry.rand.bandwidth_mib, rand_p50 = entry.rand.lat.p50 }
   end
@@ -176,15 +188,8 @@ local function local_network(s, p)
   local rows = {}
   for _, peer in ipairs(p.peers or {}) do
     local host, port = parse_peer(peer)
-    local common = { host = host, port = port, seconds = p.net_seconds, streams = p.streams,
-      token_file = p.net_token_file, variant = { peer = peer } }
-    local send, recv, rr = {}, {}, {}
-    for k, v in pairs(common) do send[k], recv[k], rr[k] = v, v, v end
-    send.direction, recv.direction = "send", "recv"
-    rr.mode, rr.streams = "rr", 1
-    local sent = s:phase("net-send", socket, send)
-    local received = s:phase("net-recv", socket, recv)
-    local round_trip = s:phase("net-rr", socket, rr)
+    local sent, received, round_trip = net_phases(s, { host = host, port = port, seconds = p.net_seconds,
+      streams = p.streams, token_file = p.net_token_file, variant = { peer = peer } })
     s:say(string.format("  %s: %.2f Gbit/s out, %.2f Gbit/s in, round trip p50 %s ms, %d retransmits",
       peer, receiver_bits(sent) / 1e9, received.bits_per_second / 1e9, format_ms(round_trip.lat.p50),
       sent.retransmits + received.retransmits))
@@ -252,16 +257,9 @@ local function agent_disks(s, p, agents)
   for k = 1, count do
     local common = { path = "{agent.disk#" .. k .. "}/" .. file, block_size = p.block_size, seconds = p.disk_seconds,
       size = p.disk_size, remove = true, variant = { disk_index = k } }
-    local function phase(name, io_type, pattern, extra)
-      local options = {}
-      for key, v in pairs(common) do options[key] = v end
-      for key, v in pairs(extra or {}) do options[key] = v end
-      options.io_type, options.pattern = io_type, pattern
-      return s:phase(name, disk, options)
-    end
-    local write_extra = p.disk_sync ~= "none" and { sync = "fdatasync", sync_when = p.disk_sync } or nil
-    local results = { write = phase("disk-write", "write", "seq", write_extra), read = phase("disk-read", "read", "seq"),
-      rand = phase("disk-rand", "read", "rand", { threads = p.threads }) }
+    local results = { write = disk_phase(s, "disk-write", common, "write", "seq", sync_options(p)),
+      read = disk_phase(s, "disk-read", common, "read", "seq"),
+      rand = disk_phase(s, "disk-rand", common, "read", "rand", { threads = p.threads }) }
     for _, agent in ipairs(agents) do
       local row = row_of[agent.name .. "\0" .. k]
       local function of(which) return row and (results[which].agents or {})[agent.name] end
@@ -287,16 +285,9 @@ local function agent_network(s, p, agents)
   for k = 0, #peers - 1 do
     local rotated = {}
     for i = 1, #peers do rotated[i] = peers[(k + i - 1) % #peers + 1] end
-    local common = { peer = rotated, seconds = p.net_seconds, streams = p.streams, token_file = p.net_token_file,
-      variant = { round = k + 1 } }
-    local send, recv, rr = {}, {}, {}
-    for key, v in pairs(common) do send[key], recv[key], rr[key] = v, v, v end
-    send.direction, recv.direction = "send", "recv"
-    rr.mode, rr.streams = "rr", 1
-    local sent_phase = s:phase("net-send", socket, send)
-    local sent = sent_phase.agents or {}
-    local received = s:phase("net-recv", socket, recv).agents or {}
-    local round_trip = s:phase("net-rr", socket, rr).agents or {}
+    local sent_phase, recv_phase, rr_phase = net_phases(s, { peer = rotated, seconds = p.net_seconds,
+      streams = p.streams, token_file = p.net_token_file, variant = { round = k + 1 } })
+    local sent, received, round_trip = sent_phase.agents or {}, recv_phase.agents or {}, rr_phase.agents or {}
     -- each agent's peer is the one it reports (its place in the phase's agent list); the
     -- place in the run's list stands in for an agent that reported nothing
     local planned, sharing = {}, {}

@@ -69,7 +69,7 @@ refused=$("$CEPHMARK" run "$work/port.lua")
 run_cli 2 run "$scenario" -p paths="$work/disk" -p peers="127.0.0.1:$refused" -p rados=false -p disk_size=4M \
   -p disk_seconds=0.2 -p progress=false -o "$work/r3"
 # a phase's failure to start names the scenario's line of that phase
-send_line=$(grep -n 'local sent = s:phase("net-send", socket, send)$' "$scenario" | cut -d: -f1)
+send_line=$(grep -n 'return s:phase("net-send", socket, send), ' "$scenario" | cut -d: -f1)
 expect_stderr_line "cephmark: $scenario:$send_line: s:phase('net-send'): socket.bench: cannot connect to 127.0.0.1:$refused: connection refused (is \`cephmark netserver\` running there?)"
 # the netserver wants its token; without -p net_token_file (nor $CEPHMARK_NET_TOKEN) it refuses
 run_cli 2 run "$scenario" -p paths="$work/disk" -p peers="127.0.0.1:$port" -p rados=false -p disk_size=4M \
